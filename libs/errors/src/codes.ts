@@ -1,0 +1,38 @@
+/**
+ * Every error the gateway itself answers with, and its HTTP status. One table, applied in one place.
+ * The first block is spec section 7; the rest are ours (spec 7 leaves the missing-key status open).
+ */
+export const ERROR_CATALOGUE = {
+  // spec section 7
+  missing_account_id: { status: 400, title: 'X-Account-Id is required when the key has several connections' },
+  account_not_allowed: { status: 403, title: 'The account is not a connection of this key' },
+  ip_not_allowed: { status: 403, title: 'The caller address is outside the key IP allowlist' },
+  provider_not_in_plan: { status: 403, title: 'The provider is not in this key providers' },
+  path_not_allowed: { status: 403, title: 'The path is not on the allowlist' },
+  // ours: authentication
+  missing_api_key: { status: 401, title: 'The X-API-Key header is missing' },
+  invalid_api_key: { status: 401, title: 'The API key is malformed or unknown' },
+  key_revoked: { status: 401, title: 'The API key was revoked or rotated' },
+  // ours: limits
+  rate_limited: { status: 429, title: 'The key exceeded its request rate' },
+  quota_exceeded: { status: 429, title: 'The key used up its monthly quota' },
+  // ours: routing and platform
+  unknown_provider: { status: 404, title: 'There is no such provider' },
+  not_found: { status: 404, title: 'There is no such resource' },
+  invalid_request: { status: 400, title: 'The request is malformed' },
+  platform_unreachable: { status: 502, title: 'The platform could not be reached' },
+  platform_timeout: { status: 504, title: 'The platform did not answer in time' },
+  connection_unavailable: { status: 502, title: 'The connection has no usable platform credentials' },
+  service_unavailable: { status: 503, title: 'The gateway is temporarily unable to decide on this request' },
+  internal_error: { status: 500, title: 'Unexpected gateway error' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+export type GatewayErrorCode = keyof typeof ERROR_CATALOGUE;
+
+export function errorStatus(code: GatewayErrorCode): number {
+  return ERROR_CATALOGUE[code].status;
+}
+
+export function isGatewayErrorCode(value: string): value is GatewayErrorCode {
+  return Object.prototype.hasOwnProperty.call(ERROR_CATALOGUE, value);
+}

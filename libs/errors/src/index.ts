@@ -1,0 +1,5 @@
+export { ERROR_CATALOGUE, errorStatus, isGatewayErrorCode } from './codes';
+export type { GatewayErrorCode } from './codes';
+export { problemDetails, PROBLEM_CONTENT_TYPE } from './problem';
+export type { ProblemDetails } from './problem';
+export { GatewayError } from './gateway-error';

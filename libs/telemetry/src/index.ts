@@ -1,0 +1,2 @@
+export { createLogger, logListening } from './logger';
+export type { Logger } from './logger';
