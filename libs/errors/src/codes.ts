@@ -23,6 +23,7 @@ export const ERROR_CATALOGUE = {
   platform_unreachable: { status: 502, title: 'The platform could not be reached' },
   platform_timeout: { status: 504, title: 'The platform did not answer in time' },
   connection_unavailable: { status: 502, title: 'The connection has no usable platform credentials' },
+  platform_busy: { status: 503, title: 'The platform app is at its request rate; retry shortly' },
   service_unavailable: { status: 503, title: 'The gateway is temporarily unable to decide on this request' },
   internal_error: { status: 500, title: 'Unexpected gateway error' },
 } as const satisfies Record<string, { status: number; title: string }>;

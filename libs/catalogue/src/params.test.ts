@@ -1,0 +1,89 @@
+import { encodeParams, findEndpoint, paramsInputSchema, validateParams } from './index';
+
+const report = findEndpoint('video-ads', '/v1.3/report/integrated/get/')!;
+
+describe('catalogue parameters', () => {
+  it('encodes arrays and objects as one JSON-string parameter and drops service-owned names', () => {
+    expect(
+      encodeParams({
+        dimensions: ['campaign_id', 'stat_time_day'],
+        filtering: { campaign_ids: ['1'] },
+        page_size: 1000,
+        access_token: 'caller-token',
+        app_id: 'x',
+        secret: 'y',
+      }),
+    ).toEqual({
+      dimensions: '["campaign_id","stat_time_day"]',
+      filtering: '{"campaign_ids":["1"]}',
+      page_size: '1000',
+    });
+  });
+
+  it('accepts a complete BASIC report request', () => {
+    const encoded = encodeParams({
+      advertiser_id: '1',
+      report_type: 'BASIC',
+      data_level: 'AUCTION_CAMPAIGN',
+      dimensions: ['campaign_id', 'stat_time_day'],
+      metrics: ['spend'],
+      start_date: '2026-10-01',
+      end_date: '2026-10-30',
+      page_size: 1000,
+    });
+    expect(validateParams(report, encoded)).toEqual([]);
+  });
+
+  it('requires data_level only when report_type is BASIC (spec 4.2)', () => {
+    const base = { advertiser_id: '1', dimensions: '["campaign_id"]', start_date: '2026-10-01', end_date: '2026-10-02' };
+    expect(validateParams(report, { ...base, report_type: 'BASIC' })).toEqual(['data_level is required']);
+    expect(validateParams(report, { ...base, report_type: 'AUDIENCE' })).toEqual([]);
+  });
+
+  it('reports every problem at once', () => {
+    const problems = validateParams(report, {
+      report_type: 'WEEKLY',
+      dimensions: 'campaign_id',
+      start_date: '01-10-2026',
+      end_date: '2026-10-02',
+      page_size: '5000',
+      colour: 'red',
+    });
+    expect(problems).toEqual(
+      expect.arrayContaining([
+        'colour is not a parameter of /v1.3/report/integrated/get/',
+        'advertiser_id is required',
+        'report_type must be one of BASIC, AUDIENCE, PLAYABLE_MATERIAL',
+        expect.stringContaining('dimensions must be a JSON array of strings in one parameter'),
+        'start_date must be a date YYYY-MM-DD',
+        'page_size must be at most 1000',
+      ]),
+    );
+  });
+
+  it('rejects unknown dimension values and an end before the start', () => {
+    const problems = validateParams(report, {
+      advertiser_id: '1',
+      report_type: 'AUDIENCE',
+      dimensions: '["campaign_name"]',
+      start_date: '2026-10-05',
+      end_date: '2026-10-01',
+    });
+    expect(problems).toEqual(['dimensions does not allow campaign_name', 'end_date is before start_date']);
+  });
+
+  it('builds an input schema that takes arrays as values or JSON strings', () => {
+    const schema = paramsInputSchema(report);
+    const input = {
+      advertiser_id: '1',
+      report_type: 'BASIC',
+      dimensions: ['campaign_id'],
+      start_date: '2026-10-01',
+      end_date: '2026-10-02',
+    };
+    expect(schema.safeParse(input).success).toBe(true);
+    expect(schema.safeParse({ ...input, dimensions: '["campaign_id"]' }).success).toBe(true);
+    expect(schema.safeParse({ ...input, report_type: 'NOPE' }).success).toBe(false);
+    expect(schema.safeParse({ ...input, unknown: 1 }).success).toBe(false);
+  });
+});

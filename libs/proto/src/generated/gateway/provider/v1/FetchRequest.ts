@@ -1,0 +1,26 @@
+// Original file: libs/proto/proto/gateway/provider/v1/provider_proxy.proto
+
+
+export interface FetchRequest {
+  'correlation_id'?: (string);
+  'request_id'?: (string);
+  'provider'?: (string);
+  'account_id'?: (string);
+  'path'?: (string);
+  'query'?: (string);
+  'timeout_ms'?: (number);
+  'trace_context'?: ({[key: string]: string});
+  'key_id'?: (string);
+}
+
+export interface FetchRequest__Output {
+  'correlation_id': (string);
+  'request_id': (string);
+  'provider': (string);
+  'account_id': (string);
+  'path': (string);
+  'query': (string);
+  'timeout_ms': (number);
+  'trace_context': ({[key: string]: string});
+  'key_id': (string);
+}

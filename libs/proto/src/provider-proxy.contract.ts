@@ -1,0 +1,38 @@
+import { credentials, loadPackageDefinition, type ChannelOptions } from '@grpc/grpc-js';
+import { loadSync } from '@grpc/proto-loader';
+import { join } from 'node:path';
+import { LOADER_OPTIONS } from './loader-options';
+import type { ProtoGrpcType } from './generated/provider_proxy';
+import type { ProviderProxyClient, ProviderProxyDefinition } from './generated/gateway/provider/v1/ProviderProxy';
+
+const PROTO_ROOT = join(__dirname, '..', 'proto');
+
+let cached: ProtoGrpcType | undefined;
+
+function loadContract(): ProtoGrpcType {
+  cached ??= loadPackageDefinition(
+    loadSync('gateway/provider/v1/provider_proxy.proto', { ...LOADER_OPTIONS, includeDirs: [PROTO_ROOT] }),
+  ) as unknown as ProtoGrpcType;
+  return cached;
+}
+
+export function providerProxyService(): ProviderProxyDefinition {
+  return loadContract().gateway.provider.v1.ProviderProxy.service;
+}
+
+/** Platform answers can be large (a 1000-row report page); the default 4 MiB receive limit is too small. */
+export const MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+
+export const PROVIDER_PROXY_CHANNEL_OPTIONS: ChannelOptions = {
+  'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
+  'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
+  'grpc.keepalive_time_ms': 30_000,
+  'grpc.keepalive_timeout_ms': 10_000,
+  'grpc.keepalive_permit_without_calls': 1,
+};
+
+/** The raw generated client; most callers want `createProviderProxyClient` instead. */
+export function createRawProviderProxyClient(address: string): ProviderProxyClient {
+  const Client = loadContract().gateway.provider.v1.ProviderProxy;
+  return new Client(address, credentials.createInsecure(), PROVIDER_PROXY_CHANNEL_OPTIONS);
+}
