@@ -7,6 +7,11 @@ export {
 } from './provider-proxy.contract';
 export { createProviderProxyClient } from './provider-proxy.client';
 export type { ProviderProxyUnaryClient } from './provider-proxy.client';
+export { callBuffered } from './provider-caller';
+export type { ProviderCaller, ResponseSink, ResponseHeadInfo, BufferedAnswer } from './provider-caller';
+export { UnaryProviderCaller } from './provider-proxy.unary-caller';
+export { StreamProviderCaller } from './provider-proxy.stream-caller';
+export { grpcFailure } from './grpc-failure';
 export type { FetchRequest, FetchRequest__Output } from './generated/gateway/provider/v1/FetchRequest';
 export type { FetchResponse, FetchResponse__Output } from './generated/gateway/provider/v1/FetchResponse';
 export type { Failure, Failure__Output } from './generated/gateway/provider/v1/Failure';

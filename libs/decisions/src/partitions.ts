@@ -1,0 +1,22 @@
+/**
+ * Every key hash maps to one of P partitions; each partition has one owner (a quota-actor) at a time and its
+ * own NATS subjects. Only the SHA-256 of a key ever travels (ARCHITECTURE.md, request flow).
+ */
+export const DEFAULT_PARTITIONS = 64;
+export const DEFAULT_SUBJECT_PREFIX = 'gw.quota';
+
+/** The partition of a lowercase hex SHA-256: its first 32 bits modulo P (uniform, stable across processes). */
+export function partitionOf(keyHash: string, partitions: number): number {
+  return Number.parseInt(keyHash.slice(0, 8), 16) % partitions;
+}
+
+export interface PartitionSubjects {
+  /** Batches of decisions for the partition's keys. */
+  decide: string;
+  /** Key changes (revoke, rotate, settings) that the owner must apply before acknowledging. */
+  control: string;
+}
+
+export function partitionSubjects(prefix: string, partition: number): PartitionSubjects {
+  return { decide: `${prefix}.p${partition}.decide`, control: `${prefix}.p${partition}.control` };
+}

@@ -1,0 +1,42 @@
+import type { FetchRequest } from './generated/gateway/provider/v1/FetchRequest';
+import type { Failure__Output } from './generated/gateway/provider/v1/Failure';
+
+export interface ResponseHeadInfo {
+  status: number;
+  contentType: string;
+  headers: Record<string, string>;
+}
+
+/** Receives one platform answer as it streams: a head, body chunks, then exactly one end. */
+export interface ResponseSink {
+  onHead(head: ResponseHeadInfo): void;
+  onChunk(chunk: Buffer): void;
+  /** failure is set when the gateway could not obtain (all of) the platform's answer. */
+  onEnd(failure?: Failure__Output): void;
+}
+
+/** How edge-auth and mcp-server reach provider-proxy: unary calls or a multiplexed stream. */
+export interface ProviderCaller {
+  call(request: FetchRequest, sink: ResponseSink): { cancel(): void };
+  close(): void;
+}
+
+export interface BufferedAnswer {
+  head?: ResponseHeadInfo;
+  body: Buffer;
+  failure?: Failure__Output;
+}
+
+/** Collects a whole answer (MCP tools and tests need the body in one piece). */
+export function callBuffered(caller: ProviderCaller, request: FetchRequest): Promise<BufferedAnswer> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let head: ResponseHeadInfo | undefined;
+    caller.call(request, {
+      onHead: (value) => (head = value),
+      onChunk: (chunk) => chunks.push(chunk),
+      onEnd: (failure) =>
+        resolve({ ...(head ? { head } : {}), body: Buffer.concat(chunks), ...(failure ? { failure } : {}) }),
+    });
+  });
+}

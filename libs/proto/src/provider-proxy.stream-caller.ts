@@ -1,0 +1,147 @@
+import type { ClientDuplexStream } from '@grpc/grpc-js';
+import type { ClientFrame } from './generated/gateway/provider/v1/ClientFrame';
+import type { FetchRequest } from './generated/gateway/provider/v1/FetchRequest';
+import type { ProviderProxyClient } from './generated/gateway/provider/v1/ProviderProxy';
+import type { ServerFrame__Output } from './generated/gateway/provider/v1/ServerFrame';
+import type { ProviderCaller, ResponseSink } from './provider-caller';
+import { createRawProviderProxyClient } from './provider-proxy.contract';
+
+interface InFlight {
+  sink: ResponseSink;
+  timer: NodeJS.Timeout;
+  lane: Lane;
+}
+
+interface Lane {
+  stream: ClientDuplexStream<ClientFrame, ServerFrame__Output> | null;
+  congested: boolean;
+  inFlight: Set<string>;
+}
+
+const UNREACHABLE = { code: 'service_unavailable', detail: 'the provider proxy stream broke' };
+const TIMEOUT = { code: 'platform_timeout', detail: 'the platform did not answer in time' };
+
+/**
+ * Multiplexes requests over a few long-lived Exchange streams (PERFORMANCE.md: ~5-6x the throughput of one unary
+ * call per request). Frames are correlated by id; each request has its own deadline; a broken stream fails only
+ * its own requests and is reopened by the next call; a lane whose writes back up is avoided until it drains.
+ */
+export class StreamProviderCaller implements ProviderCaller {
+  private readonly client: ProviderProxyClient;
+  private readonly lanes: Lane[];
+  private readonly inFlight = new Map<string, InFlight>();
+  private nextId = 0;
+  private nextLane = 0;
+  private closed = false;
+
+  constructor(address: string, options: { streams?: number } = {}) {
+    this.client = createRawProviderProxyClient(address);
+    this.lanes = Array.from({ length: Math.max(1, options.streams ?? 2) }, () => ({
+      stream: null,
+      congested: false,
+      inFlight: new Set<string>(),
+    }));
+  }
+
+  call(request: FetchRequest, sink: ResponseSink): { cancel(): void } {
+    if (this.closed) {
+      sink.onEnd(UNREACHABLE);
+      return { cancel: () => undefined };
+    }
+    const id = (this.nextId++).toString(36);
+    const lane = this.pickLane();
+    const stream = this.open(lane);
+    const timer = setTimeout(() => this.expire(id), (request.timeout_ms || 30_000) + 1_000);
+    this.inFlight.set(id, { sink, timer, lane });
+    lane.inFlight.add(id);
+    if (!stream.write({ request: { ...request, correlation_id: id } })) lane.congested = true;
+    return { cancel: () => this.cancel(id) };
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const lane of this.lanes) lane.stream?.end();
+    for (const id of [...this.inFlight.keys()]) this.finish(id, UNREACHABLE);
+    this.client.close();
+  }
+
+  get pending(): number {
+    return this.inFlight.size;
+  }
+
+  private pickLane(): Lane {
+    for (let i = 0; i < this.lanes.length; i++) {
+      const lane = this.lanes[(this.nextLane + i) % this.lanes.length]!;
+      if (!lane.congested) {
+        this.nextLane = (this.nextLane + i + 1) % this.lanes.length;
+        return lane;
+      }
+    }
+    const lane = this.lanes[this.nextLane]!;
+    this.nextLane = (this.nextLane + 1) % this.lanes.length;
+    return lane;
+  }
+
+  private open(lane: Lane): ClientDuplexStream<ClientFrame, ServerFrame__Output> {
+    if (lane.stream) return lane.stream;
+    const stream = this.client.exchange();
+    lane.stream = stream;
+    lane.congested = false;
+    stream.on('data', (frame: ServerFrame__Output) => this.onFrame(frame));
+    stream.on('drain', () => (lane.congested = false));
+    const broken = () => {
+      if (lane.stream !== stream) return;
+      lane.stream = null;
+      for (const id of [...lane.inFlight]) this.finish(id, UNREACHABLE);
+    };
+    stream.on('error', broken);
+    stream.on('end', broken);
+    stream.on('close', broken);
+    return stream;
+  }
+
+  private onFrame(frame: ServerFrame__Output): void {
+    const entry = this.inFlight.get(frame.correlation_id);
+    if (!entry) return; // cancelled or expired
+    switch (frame.kind) {
+      case 'head':
+        entry.sink.onHead({
+          status: frame.head!.status,
+          contentType: frame.head!.content_type,
+          headers: frame.head!.headers,
+        });
+        break;
+      case 'chunk':
+        entry.sink.onChunk(frame.chunk!);
+        break;
+      case 'end':
+        this.finish(frame.correlation_id, frame.end?.failure?.code ? frame.end.failure : undefined);
+        break;
+    }
+  }
+
+  private expire(id: string): void {
+    const entry = this.inFlight.get(id);
+    if (!entry) return;
+    entry.lane.stream?.write({ cancel: { correlation_id: id } });
+    this.finish(id, TIMEOUT);
+  }
+
+  private cancel(id: string): void {
+    const entry = this.inFlight.get(id);
+    if (!entry) return;
+    entry.lane.stream?.write({ cancel: { correlation_id: id } });
+    clearTimeout(entry.timer);
+    entry.lane.inFlight.delete(id);
+    this.inFlight.delete(id);
+  }
+
+  private finish(id: string, failure?: { code: string; detail: string }): void {
+    const entry = this.inFlight.get(id);
+    if (!entry) return;
+    clearTimeout(entry.timer);
+    entry.lane.inFlight.delete(id);
+    this.inFlight.delete(id);
+    entry.sink.onEnd(failure);
+  }
+}

@@ -1,0 +1,36 @@
+import { Metadata, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
+import type { ProviderProxyClient } from './generated/gateway/provider/v1/ProviderProxy';
+import type { ProviderCaller } from './provider-caller';
+import { grpcFailure } from './grpc-failure';
+import { createRawProviderProxyClient } from './provider-proxy.contract';
+
+/** One unary Fetch per request: simple, and the baseline the stream caller is benchmarked against. */
+export class UnaryProviderCaller implements ProviderCaller {
+  private readonly client: ProviderProxyClient;
+
+  constructor(address: string) {
+    this.client = createRawProviderProxyClient(address);
+  }
+
+  call(request: Parameters<ProviderCaller['call']>[0], sink: Parameters<ProviderCaller['call']>[1]) {
+    const deadline = Date.now() + (request.timeout_ms || 30_000) + 1_000;
+    const call = this.client.fetch(request, new Metadata(), { deadline }, (error: ServiceError | null, response) => {
+      if (error || !response) {
+        sink.onEnd(grpcFailure(error?.code ?? GrpcStatus.UNKNOWN));
+        return;
+      }
+      if (response.failure && response.failure.code) {
+        sink.onEnd(response.failure);
+        return;
+      }
+      sink.onHead({ status: response.status, contentType: response.content_type, headers: response.headers });
+      if (response.body.length > 0) sink.onChunk(response.body);
+      sink.onEnd();
+    });
+    return { cancel: () => call.cancel() };
+  }
+
+  close(): void {
+    this.client.close();
+  }
+}

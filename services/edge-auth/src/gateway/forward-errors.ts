@@ -1,0 +1,22 @@
+import { isGatewayErrorCode, type GatewayErrorCode } from '@gateway/errors';
+
+/**
+ * Failures after which the request certainly did not reach a platform, so its quota unit is given back
+ * (issue: "every request forwarded to a platform counts one"; these were not forwarded).
+ */
+const NOT_FORWARDED: ReadonlySet<string> = new Set([
+  'path_not_allowed',
+  'connection_unavailable',
+  'platform_busy',
+  'platform_unreachable',
+  'invalid_request',
+  'service_unavailable',
+]);
+
+export function wasNotForwarded(code: string): boolean {
+  return NOT_FORWARDED.has(code);
+}
+
+export function toGatewayCode(code: string): GatewayErrorCode {
+  return isGatewayErrorCode(code) ? code : 'internal_error';
+}

@@ -1,0 +1,191 @@
+import type { DecisionClient, DecisionRequest, Reject, Verdict } from '@gateway/decisions';
+import type { ProviderCaller } from '@gateway/proto';
+import { hashApiKey, isWellFormedApiKey } from '@gateway/store';
+import type { Logger } from '@gateway/telemetry';
+import { context, propagation } from '@opentelemetry/api';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createGzip } from 'node:zlib';
+import { sendProblem } from '../http/problem-response';
+import { rateLimitHeaders } from '../http/rate-limit-headers';
+import { requestIdOf } from '../http/request-id';
+import { classifyTarget } from '../routing/request-target';
+import { toGatewayCode, wasNotForwarded } from './forward-errors';
+
+export interface GatewayDeps {
+  decisions: Pick<DecisionClient, 'decide' | 'refund'>;
+  caller: ProviderCaller;
+  clientAddress: (socketAddress: string | undefined, forwardedFor?: string) => string;
+  upstreamTimeoutMs: number;
+  gzipMinBytes: number;
+  logger: Logger;
+  /** Observes each finished request (metrics). */
+  onOutcome?: (route: string, outcome: string) => void;
+}
+
+/**
+ * The one handler for /v1/me and /v1/{provider}/... . Order of checks (README, "Order of checks"):
+ *  1. 401 missing_api_key / invalid_api_key (malformed)            — here, no actor call
+ *  2. 404 unknown_provider, 404 not_found                             — here
+ *  3. 401 invalid_api_key / key_revoked, 403 ip_not_allowed, 429 rate_limited,
+ *     403 provider_not_in_plan, 400 missing_account_id, 403 account_not_allowed,
+ *     403 path_not_allowed, 429 quota_exceeded                        — one verdict from the key's actor
+ *  4. forward to provider-proxy; 502/503/504 when the platform cannot be reached in time.
+ */
+export function createGatewayHandler(deps: GatewayDeps) {
+  return (req: IncomingMessage, res: ServerResponse): void => {
+    const requestId = requestIdOf(req.headers['x-request-id']);
+    res.setHeader('X-Request-Id', requestId);
+    const target = classifyTarget(req.url ?? '');
+    if (target.kind === 'not_found') return sendProblem(res, 'not_found', requestId);
+
+    const apiKey = req.headers['x-api-key'];
+    if (apiKey === undefined || apiKey === '') {
+      return sendProblem(res, 'missing_api_key', requestId, { detail: 'send your key in the X-API-Key header' });
+    }
+    if (typeof apiKey !== 'string' || !isWellFormedApiKey(apiKey))
+      return sendProblem(res, 'invalid_api_key', requestId);
+    if (target.kind === 'unknown_provider') {
+      return sendProblem(res, 'unknown_provider', requestId, { detail: `"${target.segment}" is not a provider id` });
+    }
+
+    const keyHash = hashApiKey(apiKey);
+    const ip = deps.clientAddress(req.socket.remoteAddress, headerValue(req.headers['x-forwarded-for']));
+    const traceparent = currentTraceparent();
+    const isGet = req.method === 'GET';
+
+    if (target.kind === 'me') {
+      const request: DecisionRequest = { keyHash, ip, intent: 'describe', ...(traceparent ? { traceparent } : {}) };
+      void deps.decisions.decide(request).then((verdict) => {
+        if (!verdict.ok) return reject(res, requestId, verdict);
+        // spec 4.1: only GET; other methods are refused like any path that is not allowed.
+        if (!isGet) return sendProblem(res, 'path_not_allowed', requestId, { headers: limitHeaders(verdict) });
+        const body = JSON.stringify(verdict.description);
+        res.writeHead(200, {
+          ...limitHeaders(verdict),
+          'Content-Type': 'application/json; charset=utf-8',
+          'Content-Length': Buffer.byteLength(body),
+          'Cache-Control': 'no-store',
+        });
+        res.end(body);
+      });
+      return;
+    }
+
+    const accountHeader = req.headers['x-account-id'];
+    const request: DecisionRequest = {
+      keyHash,
+      ip,
+      intent: 'forward',
+      provider: target.provider,
+      pathAllowed: isGet && target.endpoint !== undefined,
+      ...(typeof accountHeader === 'string' ? { accountId: accountHeader } : {}),
+      ...(traceparent ? { traceparent } : {}),
+    };
+    void deps.decisions.decide(request).then((verdict) => {
+      if (!verdict.ok) return reject(res, requestId, verdict);
+      forward(deps, req, res, requestId, keyHash, verdict, target.provider, target.path, target.query);
+    });
+  };
+}
+
+function forward(
+  deps: GatewayDeps,
+  req: IncomingMessage,
+  res: ServerResponse,
+  requestId: string,
+  keyHash: string,
+  verdict: Extract<Verdict, { ok: true }>,
+  provider: string,
+  path: string,
+  query: string,
+): void {
+  const headers = limitHeaders(verdict);
+  const traceContext: Record<string, string> = {};
+  propagation.inject(context.active(), traceContext);
+  let headSent = false;
+  let out: NodeJS.WritableStream = res;
+  const handle = deps.caller.call(
+    {
+      request_id: requestId,
+      provider,
+      account_id: verdict.accountId ?? '',
+      path,
+      query,
+      timeout_ms: deps.upstreamTimeoutMs,
+      trace_context: traceContext,
+      key_id: verdict.keyId,
+    },
+    {
+      onHead(head) {
+        headSent = true;
+        const responseHeaders: Record<string, string> = { ...headers, 'Content-Type': head.contentType };
+        const length = Number(head.headers['content-length'] ?? Number.NaN);
+        if (acceptsGzip(req) && !(length < deps.gzipMinBytes)) {
+          responseHeaders['Content-Encoding'] = 'gzip';
+          responseHeaders['Vary'] = 'Accept-Encoding';
+          const gzip = createGzip({ level: 4 });
+          gzip.pipe(res);
+          out = gzip;
+        } else if (Number.isFinite(length)) {
+          responseHeaders['Content-Length'] = String(length);
+        }
+        res.writeHead(head.status, responseHeaders);
+      },
+      onChunk(chunk) {
+        out.write(chunk);
+      },
+      onEnd(failure) {
+        if (!failure) {
+          out.end();
+          return;
+        }
+        if (wasNotForwarded(failure.code)) {
+          deps.decisions.refund(keyHash).catch((error: unknown) => deps.logger.warn({ err: error }, 'refund failed'));
+        }
+        if (headSent) {
+          // The answer broke after it started: cut the connection so the client sees an incomplete body.
+          res.destroy();
+          return;
+        }
+        sendProblem(res, toGatewayCode(failure.code), requestId, {
+          detail: failure.detail,
+          headers,
+          ...(failure.code === 'platform_busy' || failure.code === 'service_unavailable'
+            ? { retryAfterSeconds: 1 }
+            : {}),
+        });
+      },
+    },
+  );
+  res.on('close', () => {
+    if (!res.writableFinished) handle.cancel();
+  });
+}
+
+function reject(res: ServerResponse, requestId: string, verdict: Reject): void {
+  sendProblem(res, verdict.code, requestId, {
+    ...(verdict.detail ? { detail: verdict.detail } : {}),
+    ...(verdict.retryAfterSeconds !== undefined ? { retryAfterSeconds: verdict.retryAfterSeconds } : {}),
+    ...(verdict.code === 'service_unavailable' ? { retryAfterSeconds: 1 } : {}),
+    headers: rateLimitHeaders(verdict.rate, verdict.quota),
+  });
+}
+
+function limitHeaders(verdict: Extract<Verdict, { ok: true }>): Record<string, string> {
+  return rateLimitHeaders(verdict.rate, verdict.quota);
+}
+
+function acceptsGzip(req: IncomingMessage): boolean {
+  const accept = req.headers['accept-encoding'];
+  return typeof accept === 'string' && /\bgzip\b/.test(accept);
+}
+
+function headerValue(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value.join(',') : value;
+}
+
+function currentTraceparent(): string | undefined {
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  return carrier['traceparent'];
+}

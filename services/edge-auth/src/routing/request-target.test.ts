@@ -1,0 +1,48 @@
+import { ATTACK_PATHS } from '../../../../test/fixtures/attack-paths';
+import { classifyTarget } from './request-target';
+
+describe('request target', () => {
+  it('recognises every allowlisted path byte for byte, with its query kept raw', () => {
+    const target = classifyTarget(
+      '/v1/video-ads/v1.3/report/integrated/get/?dimensions=%5B%22stat_time_day%22%5D&page=2',
+    );
+    expect(target).toMatchObject({
+      kind: 'provider',
+      provider: 'video-ads',
+      path: '/v1.3/report/integrated/get/',
+      query: 'dimensions=%5B%22stat_time_day%22%5D&page=2',
+    });
+    expect(target.kind === 'provider' && target.endpoint?.path).toBe('/v1.3/report/integrated/get/');
+  });
+
+  it('classifies /v1/me and nothing else as the key description', () => {
+    expect(classifyTarget('/v1/me').kind).toBe('me');
+    expect(classifyTarget('/v1/me?x=1').kind).toBe('me');
+    expect(classifyTarget('/v1/me/').kind).toBe('unknown_provider');
+    expect(classifyTarget('/v1/ME').kind).toBe('unknown_provider');
+  });
+
+  it('says unknown_provider for ids outside spec section 1, including disguised ones', () => {
+    for (const segment of ['tiktok', 'VIDEO-ADS', 'video%2Dads', 'video-ads%00', '']) {
+      expect(classifyTarget(`/v1/${segment}/v1.3/campaign/get/`)).toMatchObject({ kind: 'unknown_provider' });
+    }
+  });
+
+  it('says not_found outside /v1', () => {
+    for (const url of ['/', '/v2/me', '/v1', 'http://evil/v1/me', '*', '/V1/me']) {
+      expect(classifyTarget(url).kind).toBe('not_found');
+    }
+  });
+
+  it.each(ATTACK_PATHS.map((path) => [path.length > 80 ? `${path.slice(0, 60)}... (${path.length})` : path, path]))(
+    'finds no endpoint for the attack path %s',
+    (_label, path) => {
+      const target = classifyTarget(`/v1/video-ads${path}?advertiser_id=1`);
+      expect(target.kind === 'provider' ? target.endpoint : undefined).toBeUndefined();
+    },
+  );
+
+  it('has an attack corpus of at least 50 paths', () => {
+    expect(ATTACK_PATHS.length).toBeGreaterThanOrEqual(50);
+  });
+});

@@ -1,0 +1,90 @@
+import { DecisionClient } from '@gateway/decisions';
+import { StreamProviderCaller, UnaryProviderCaller, type ProviderCaller } from '@gateway/proto';
+import { createCounter, createMetrics, httpRequestDuration, metricsHandler, type Logger } from '@gateway/telemetry';
+import express from 'express';
+import { createServer, type Server } from 'node:http';
+import { connect, type NatsConnection } from 'nats';
+import type { Config } from './config';
+import { createGatewayHandler } from './gateway/gateway.handler';
+import { createClientAddressResolver } from './routing/client-address';
+
+export interface EdgeAuth {
+  server: Server;
+  stop(): Promise<void>;
+}
+
+/** Builds the REST ingress: health, metrics, and one handler for /v1/me and /v1/{provider}/... */
+export async function startEdgeAuth(config: Config, logger: Logger): Promise<EdgeAuth> {
+  const registry = createMetrics('edge-auth');
+  const duration = httpRequestDuration(registry);
+  const outcomes = createCounter<'code'>(registry, {
+    name: 'edge_responses_total',
+    help: 'Answers of the REST gateway by gateway code (ok for forwarded platform answers).',
+    labelNames: ['code'],
+  });
+
+  const nc: NatsConnection = await connect({ servers: config.NATS_URL, name: 'edge-auth' });
+  const decisions = new DecisionClient(nc, {
+    partitions: config.PARTITIONS,
+    subjectPrefix: config.SUBJECT_PREFIX,
+    retryBudgetMs: config.DECISION_BUDGET_MS,
+  });
+  const caller: ProviderCaller =
+    config.PROVIDER_PROXY_TRANSPORT === 'stream'
+      ? new StreamProviderCaller(config.PROVIDER_PROXY_ADDRESS, { streams: config.PROVIDER_PROXY_STREAMS })
+      : new UnaryProviderCaller(config.PROVIDER_PROXY_ADDRESS);
+
+  const gateway = createGatewayHandler({
+    decisions,
+    caller,
+    clientAddress: createClientAddressResolver(config.TRUSTED_PROXY_CIDRS),
+    upstreamTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
+    gzipMinBytes: config.GZIP_MIN_BYTES,
+    logger,
+  });
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+  app.set('query parser', false);
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', (_req, res) => {
+    const ready = !nc.isClosed();
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ok' : 'unavailable' });
+  });
+  app.get('/metrics', metricsHandler(registry));
+  // One handler, no body parsing, no per-route middleware: the hot path does as little as possible.
+  app.use((req, res) => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const route = routeLabel(req.url);
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      duration.observe({ route, method: req.method, status_code: String(res.statusCode) }, seconds);
+      outcomes.inc({ code: res.statusCode < 400 ? 'ok' : String(res.statusCode) });
+    });
+    gateway(req, res);
+  });
+
+  const server = createServer(app);
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
+  return {
+    server,
+    async stop() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      caller.close();
+      await nc.drain();
+    },
+  };
+}
+
+function routeLabel(url: string): string {
+  if (url.startsWith('/v1/me')) return '/v1/me';
+  if (url.startsWith('/v1/')) return '/v1/:provider/*';
+  return 'other';
+}

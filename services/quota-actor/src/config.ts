@@ -1,0 +1,38 @@
+import { commonEnv, durationMsFromEnv, portFromEnv } from '@gateway/config';
+import { DEFAULT_PARTITIONS, DEFAULT_SUBJECT_PREFIX } from '@gateway/decisions';
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+
+export const ConfigSchema = z.object({
+  ...commonEnv,
+  /** Health, readiness and Prometheus metrics. */
+  HTTP_PORT: portFromEnv(9464),
+  /** NATS with JetStream (leases and membership live in KV buckets). */
+  NATS_URL: z.string().default('nats://127.0.0.1:4222'),
+  /** MongoDB (or a MongoDB-wire server) holding keys, plans, connections and usage. */
+  MONGODB_URI: z.string().min(1),
+  /** Number of key partitions P. Every actor and every edge must agree on it. */
+  PARTITIONS: z.coerce.number().int().min(1).max(4096).default(DEFAULT_PARTITIONS),
+  /** Prefix of the per-partition subjects (<prefix>.p<n>.decide / .control). */
+  SUBJECT_PREFIX: z.string().default(DEFAULT_SUBJECT_PREFIX),
+  /** KV bucket of partition leases and of live members. */
+  LEASE_BUCKET: z.string().default('gw_quota_leases'),
+  MEMBERS_BUCKET: z.string().default('gw_quota_members'),
+  /** A lease lives this long unless renewed; a dead owner's partitions move after about this long. */
+  LEASE_TTL_MS: durationMsFromEnv(1000),
+  /** Holders stop deciding this long before expiry and contenders wait this long after it: no overlap. */
+  LEASE_MARGIN_MS: durationMsFromEnv(150),
+  /** How often leases are renewed and free partitions claimed. */
+  OWNERSHIP_TICK_MS: durationMsFromEnv(200),
+  /** How often counted usage is written to MongoDB (bounds what a crash can lose in metered mode). */
+  USAGE_FLUSH_MS: durationMsFromEnv(100),
+  /** How long an unknown key hash is remembered before MongoDB is asked again. */
+  NEGATIVE_CACHE_MS: durationMsFromEnv(5000),
+  /** Known keys are re-read in the background after this long, behind the portal's key_changed messages. */
+  RECORD_REFRESH_MS: durationMsFromEnv(60_000),
+  /** Identity of this process in leases; unique per process. */
+  NODE_ID: z.string().default(`${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`),
+});
+
+export type Config = z.infer<typeof ConfigSchema>;

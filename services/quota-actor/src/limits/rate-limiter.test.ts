@@ -1,0 +1,28 @@
+import { RateLimiter } from './rate-limiter';
+
+describe('rate limiter', () => {
+  it('admits the burst at once and then exactly the rate', () => {
+    const limiter = new RateLimiter(10, 5);
+    let admitted = 0;
+    // 20 s offered at 5x the rate, one attempt every 20 ms.
+    for (let now = 0; now < 20_000; now += 20) if (limiter.take(now).allowed) admitted++;
+    expect(admitted).toBeGreaterThanOrEqual(200);
+    expect(admitted).toBeLessThanOrEqual(205);
+  });
+
+  it('says how long to wait when the bucket is empty', () => {
+    const limiter = new RateLimiter(2, 1);
+    expect(limiter.take(0).allowed).toBe(true);
+    const refused = limiter.take(100);
+    expect(refused.allowed).toBe(false);
+    expect(refused.retryAfterMs).toBeCloseTo(400);
+    expect(limiter.take(500).allowed).toBe(true);
+  });
+
+  it('reports remaining units for the RateLimit header', () => {
+    const limiter = new RateLimiter(100, 10);
+    expect(limiter.take(0).state).toEqual({ limit: 100, remaining: 9, resetSeconds: 1 });
+    for (let i = 0; i < 9; i++) limiter.take(0);
+    expect(limiter.take(0)).toMatchObject({ allowed: false, state: { remaining: 0 } });
+  });
+});

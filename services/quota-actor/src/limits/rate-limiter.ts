@@ -1,0 +1,38 @@
+import type { RateState } from '@gateway/decisions';
+
+/**
+ * GCRA (a token bucket kept as one timestamp): `rps` requests per second with a bucket of `burst` requests.
+ * Over any window of T seconds a key is admitted at most burst + rps * T requests; that is the documented
+ * limit the accuracy benchmark checks against.
+ */
+export class RateLimiter {
+  private readonly intervalMs: number;
+  private readonly toleranceMs: number;
+  /** Theoretical arrival time of the next request. */
+  private tat = 0;
+
+  constructor(
+    readonly rps: number,
+    readonly burst: number,
+  ) {
+    this.intervalMs = 1000 / rps;
+    this.toleranceMs = this.intervalMs * Math.max(1, burst);
+  }
+
+  /** Takes one unit if the bucket has one; always reports the state for the RateLimit header. */
+  take(nowMs: number): { allowed: boolean; retryAfterMs: number; state: RateState } {
+    const tat = Math.max(this.tat, nowMs);
+    const next = tat + this.intervalMs;
+    if (next - nowMs > this.toleranceMs) {
+      const retryAfterMs = next - nowMs - this.toleranceMs;
+      return { allowed: false, retryAfterMs, state: this.state(tat, nowMs) };
+    }
+    this.tat = next;
+    return { allowed: true, retryAfterMs: 0, state: this.state(next, nowMs) };
+  }
+
+  private state(tat: number, nowMs: number): RateState {
+    const remaining = Math.max(0, Math.floor((this.toleranceMs - (tat - nowMs)) / this.intervalMs));
+    return { limit: this.rps, remaining, resetSeconds: Math.max(0, Math.ceil((tat - nowMs) / 1000)) };
+  }
+}

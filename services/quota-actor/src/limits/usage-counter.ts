@@ -1,0 +1,80 @@
+import { dayOf } from './calendar';
+
+/** What the ledger holds for one key and month when an owner opens it. */
+export interface UsageSnapshot {
+  used: number;
+  /** Units this owner may admit without asking the ledger again (block mode); used <= reserved. */
+  reserved: number;
+  suggestionsUsed: number;
+}
+
+/**
+ * The month's usage of one key as its owner sees it: the durable part from the ledger plus what this owner
+ * admitted since, not yet flushed. In block mode admission is capped by the reservation, so a crash can only
+ * lose reserved-but-unused units (counted against the customer), never admit beyond the quota.
+ */
+export class UsageCounter {
+  used: number;
+  reserved: number;
+  suggestionsUsed: number;
+  private unflushedUsed = 0;
+  private unflushedSuggestions = 0;
+  private unflushedDays = new Map<string, number>();
+
+  constructor(
+    readonly month: string,
+    snapshot: UsageSnapshot,
+  ) {
+    this.used = snapshot.used;
+    this.reserved = snapshot.reserved;
+    this.suggestionsUsed = snapshot.suggestionsUsed;
+  }
+
+  count(nowMs: number, n = 1): void {
+    this.used += n;
+    this.unflushedUsed += n;
+    const day = dayOf(nowMs);
+    this.unflushedDays.set(day, (this.unflushedDays.get(day) ?? 0) + n);
+  }
+
+  /** A forwarded request that never reached the platform gives its unit back (not below what was flushed). */
+  refund(nowMs: number, n: number): void {
+    const back = Math.min(n, this.unflushedUsed);
+    if (back <= 0) return;
+    this.used -= back;
+    this.unflushedUsed -= back;
+    const day = dayOf(nowMs);
+    const today = this.unflushedDays.get(day) ?? 0;
+    if (today >= back) this.unflushedDays.set(day, today - back);
+  }
+
+  countSuggestion(): void {
+    this.suggestionsUsed += 1;
+    this.unflushedSuggestions += 1;
+  }
+
+  get dirty(): boolean {
+    return this.unflushedUsed !== 0 || this.unflushedSuggestions !== 0;
+  }
+
+  /** Hands the unflushed deltas to the ledger; restores them if the write fails. */
+  drain(): { used: number; suggestions: number; days: Record<string, number> } | null {
+    if (!this.dirty) return null;
+    const delta = {
+      used: this.unflushedUsed,
+      suggestions: this.unflushedSuggestions,
+      days: Object.fromEntries([...this.unflushedDays].filter(([, n]) => n !== 0)),
+    };
+    this.unflushedUsed = 0;
+    this.unflushedSuggestions = 0;
+    this.unflushedDays = new Map();
+    return delta;
+  }
+
+  restore(delta: { used: number; suggestions: number; days: Record<string, number> }): void {
+    this.unflushedUsed += delta.used;
+    this.unflushedSuggestions += delta.suggestions;
+    for (const [day, n] of Object.entries(delta.days))
+      this.unflushedDays.set(day, (this.unflushedDays.get(day) ?? 0) + n);
+  }
+}

@@ -1,0 +1,158 @@
+import type { Connection } from 'mongoose';
+import { dayOf } from './calendar';
+import type { UsageSnapshot } from './usage-counter';
+
+/** The owner lost its partition: a newer owner (higher epoch) has written this key's usage. */
+export class FencedError extends Error {
+  constructor(keyId: string) {
+    super(`usage of ${keyId} is owned by a newer epoch`);
+    this.name = 'FencedError';
+  }
+}
+
+/** The fields of monthly_usage that the ledger writes (the store's MonthlyUsage model declares them all). */
+interface LedgerDocument {
+  key_id: string;
+  month: string;
+  used: number;
+  reserved: number;
+  suggestions_used: number;
+  /** Units inherited from the key this one replaced (rotation). */
+  carried_over?: number;
+  days: Record<string, number>;
+  /** The lease epoch of the owner that last opened this document; every write is conditional on it. */
+  epoch: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface UsageDelta {
+  keyId: string;
+  month: string;
+  used: number;
+  suggestions: number;
+  days: Record<string, number>;
+  /** After this write the reservation shrinks to what was used (clean handover). */
+  releaseTo?: number;
+}
+
+/**
+ * Durable monthly usage with fencing. Every write names the owner's epoch (the revision of its partition lease),
+ * so an owner that lost its lease cannot count for a key that a newer owner already opened. Only features that
+ * MongoDB 7 and FerretDB 1.24 share: conditional findOneAndUpdate, $inc/$set/$setOnInsert, bulkWrite.
+ */
+export class UsageLedger {
+  constructor(private readonly connection: Connection) {}
+
+  private get collection() {
+    return this.connection.db!.collection<LedgerDocument>('monthly_usage');
+  }
+
+  /**
+   * Claims the key's month for `epoch` and returns what this owner may rely on. A reservation left by an owner
+   * that died (reserved > used) is counted as used: its fate is unknown, and block mode must never over-admit.
+   */
+  async open(keyId: string, month: string, epoch: number, nowMs: number): Promise<UsageSnapshot> {
+    let doc: LedgerDocument | null;
+    try {
+      doc = await this.collection.findOneAndUpdate(
+        { key_id: keyId, month, $or: [{ epoch: { $exists: false } }, { epoch: { $lte: epoch } }] },
+        {
+          $set: { epoch, updated_at: new Date(nowMs) },
+          $setOnInsert: { used: 0, reserved: 0, suggestions_used: 0, days: {}, created_at: new Date(nowMs) },
+        },
+        { upsert: true, returnDocument: 'after' },
+      );
+    } catch (error) {
+      if ((error as { code?: number }).code === 11000) throw new FencedError(keyId);
+      throw error;
+    }
+    if (!doc) throw new FencedError(keyId);
+    const used = doc.used ?? 0;
+    const reserved = doc.reserved ?? 0;
+    if (reserved > used) {
+      const lost = reserved - used;
+      const result = await this.collection.updateOne(
+        { key_id: keyId, month, epoch },
+        { $inc: { used: lost, [`days.${dayOf(nowMs)}`]: lost } },
+      );
+      if (result.matchedCount === 0) throw new FencedError(keyId);
+      return { used: reserved, reserved, suggestionsUsed: doc.suggestions_used ?? 0 };
+    }
+    return { used, reserved: used, suggestionsUsed: doc.suggestions_used ?? 0 };
+  }
+
+  /**
+   * Grows the reservation by `want` units, or by what is left below `quota`. Returns the new reservation total
+   * (unchanged when the quota is reached).
+   */
+  async reserve(keyId: string, month: string, epoch: number, want: number, quota: number): Promise<number> {
+    const grown = await this.collection.findOneAndUpdate(
+      { key_id: keyId, month, epoch, reserved: { $lte: quota - want } },
+      { $inc: { reserved: want } },
+      { returnDocument: 'after' },
+    );
+    if (grown) return grown.reserved;
+    const current = await this.collection.findOne({ key_id: keyId, month });
+    if (!current || current.epoch !== epoch) throw new FencedError(keyId);
+    const left = quota - current.reserved;
+    if (left <= 0) return current.reserved;
+    const rest = await this.collection.findOneAndUpdate(
+      { key_id: keyId, month, epoch, reserved: current.reserved },
+      { $inc: { reserved: left } },
+      { returnDocument: 'after' },
+    );
+    if (!rest) throw new FencedError(keyId);
+    return rest.reserved;
+  }
+
+  /** Writes many keys' deltas in one round trip; reports the keys whose write was fenced off. */
+  async flush(deltas: UsageDelta[], epoch: number, nowMs: number): Promise<string[]> {
+    if (deltas.length === 0) return [];
+    const operations = deltas.map((delta) => {
+      const inc: Record<string, number> = { used: delta.used, suggestions_used: delta.suggestions };
+      for (const [day, n] of Object.entries(delta.days)) inc[`days.${day}`] = n;
+      const set: Record<string, unknown> = { updated_at: new Date(nowMs) };
+      if (delta.releaseTo !== undefined) set.reserved = delta.releaseTo;
+      return {
+        updateOne: { filter: { key_id: delta.keyId, month: delta.month, epoch }, update: { $inc: inc, $set: set } },
+      };
+    });
+    const result = await this.collection.bulkWrite(operations, { ordered: false });
+    if (result.matchedCount === deltas.length) return [];
+    // Rare: find which keys a newer owner took, so only they are dropped.
+    const owned = await this.collection
+      .find(
+        { $or: deltas.map((delta) => ({ key_id: delta.keyId, month: delta.month, epoch })) },
+        { projection: { key_id: 1 } },
+      )
+      .toArray();
+    const ownedIds = new Set(owned.map((doc) => doc.key_id));
+    return deltas.filter((delta) => !ownedIds.has(delta.keyId)).map((delta) => delta.keyId);
+  }
+
+  /**
+   * Rotation keeps the month's count: the new key starts from the old key's total. The per-day counts stay with
+   * the old key (carried_over says where the head start came from), so a customer's daily sum counts nothing twice.
+   */
+  async carryOver(fromKeyId: string, toKeyId: string, month: string, nowMs: number): Promise<void> {
+    const source = await this.collection.findOne({ key_id: fromKeyId, month });
+    if (!source || source.used === 0) return;
+    await this.collection.updateOne(
+      { key_id: toKeyId, month },
+      {
+        $setOnInsert: {
+          used: source.used,
+          reserved: source.used,
+          suggestions_used: source.suggestions_used ?? 0,
+          carried_over: source.used,
+          days: {},
+          epoch: 0,
+          created_at: new Date(nowMs),
+        },
+        $set: { updated_at: new Date(nowMs) },
+      },
+      { upsert: true },
+    );
+  }
+}

@@ -1,0 +1,159 @@
+import type { Verdict } from '@gateway/decisions';
+import type { KeyDecisionLoader } from '@gateway/store';
+import type { Logger } from '@gateway/telemetry';
+import type { NatsConnection } from 'nats';
+import type { UsageLedger } from '../limits/usage-ledger';
+import { PartitionActor } from '../partition/partition.actor';
+import { LeaseTable } from './lease-table';
+import { Membership } from './membership';
+
+export interface ActorNodeOptions {
+  nodeId: string;
+  partitions: number;
+  subjectPrefix: string;
+  leaseBucket: string;
+  membersBucket: string;
+  leaseTtlMs: number;
+  leaseMarginMs: number;
+  tickMs: number;
+  flushIntervalMs: number;
+  negativeTtlMs: number;
+  recordTtlMs: number;
+}
+
+export interface ActorNodeDeps {
+  nc: NatsConnection;
+  loader: Pick<KeyDecisionLoader, 'loadDecisionRecord'>;
+  ledger: UsageLedger;
+  logger: Logger;
+  onDecision?: (verdict: Verdict) => void;
+  onOwnershipChange?: (owned: number) => void;
+}
+
+/**
+ * One quota-actor process: keeps its membership alive, holds its share of the partition leases (ceil(P / live
+ * nodes)), runs one PartitionActor per held partition, flushes usage, and hands every partition over on stop.
+ */
+export class ActorNode {
+  private readonly actors = new Map<number, PartitionActor>();
+  private leases!: LeaseTable;
+  private members!: Membership;
+  private tickTimer?: NodeJS.Timeout;
+  private flushTimer?: NodeJS.Timeout;
+  private ticking: Promise<void> = Promise.resolve();
+  private stopping = false;
+  private readonly offset: number;
+
+  constructor(
+    private readonly options: ActorNodeOptions,
+    private readonly deps: ActorNodeDeps,
+  ) {
+    // Nodes start scanning at different partitions, so simultaneous starts rarely race for the same lease.
+    this.offset =
+      [...options.nodeId].reduce((sum, char) => (sum * 31 + char.charCodeAt(0)) >>> 0, 7) % options.partitions;
+  }
+
+  get ownedPartitions(): number[] {
+    return [...this.actors.keys()].sort((a, b) => a - b);
+  }
+
+  async start(): Promise<void> {
+    this.leases = await LeaseTable.open(this.deps.nc, {
+      bucket: this.options.leaseBucket,
+      nodeId: this.options.nodeId,
+      ttlMs: this.options.leaseTtlMs,
+      marginMs: this.options.leaseMarginMs,
+    });
+    this.members = await Membership.open(this.deps.nc, {
+      bucket: this.options.membersBucket,
+      nodeId: this.options.nodeId,
+      ttlMs: this.options.leaseTtlMs * 2,
+    });
+    await this.tick();
+    this.tickTimer = setInterval(() => {
+      this.ticking = this.ticking.then(() => this.tick()).catch((error: unknown) => this.logTickError(error));
+    }, this.options.tickMs);
+    this.flushTimer = setInterval(() => void this.flushAll(), this.options.flushIntervalMs);
+  }
+
+  /** Graceful handover (SIGTERM): stop claiming, write all usage, release every lease, leave. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    clearInterval(this.tickTimer);
+    clearInterval(this.flushTimer);
+    await this.ticking;
+    await Promise.all([...this.actors.keys()].map((partition) => this.handOver(partition)));
+    await this.members.leave();
+  }
+
+  private logTickError(error: unknown): void {
+    this.deps.logger.error({ err: error }, 'ownership tick failed');
+  }
+
+  private async tick(): Promise<void> {
+    if (this.stopping) return;
+    const now = Date.now();
+    await this.members.heartbeat(now);
+    await this.renewHeld(now);
+    const target = Math.ceil(this.options.partitions / (await this.members.liveCount(now)));
+    if (this.actors.size > target) {
+      // Give back one partition per tick so a joining node takes over smoothly.
+      const extra = this.ownedPartitions.at(-1);
+      if (extra !== undefined) await this.handOver(extra);
+    } else if (this.actors.size < target) {
+      await this.claimFree(target - this.actors.size, now);
+    }
+    this.deps.onOwnershipChange?.(this.actors.size);
+  }
+
+  private async renewHeld(now: number): Promise<void> {
+    await Promise.all(
+      [...this.actors.values()].map(async (actor) => {
+        if (actor.lease.validUntil === 0 || !(await this.leases.renew(actor.lease, now))) {
+          this.deps.logger.warn({ partition: actor.partition }, 'lost partition lease');
+          this.actors.delete(actor.partition);
+          await actor.stop();
+        }
+      }),
+    );
+  }
+
+  private async claimFree(wanted: number, now: number): Promise<void> {
+    let claimed = 0;
+    for (let i = 0; i < this.options.partitions && claimed < wanted; i++) {
+      const partition = (this.offset + i) % this.options.partitions;
+      if (this.actors.has(partition)) continue;
+      const lease = await this.leases.tryAcquire(partition, now);
+      if (!lease) continue;
+      const actor = new PartitionActor(lease, {
+        nc: this.deps.nc,
+        subjectPrefix: this.options.subjectPrefix,
+        loader: this.deps.loader,
+        ledger: this.deps.ledger,
+        logger: this.deps.logger,
+        negativeTtlMs: this.options.negativeTtlMs,
+        recordTtlMs: this.options.recordTtlMs,
+        onDecision: this.deps.onDecision,
+        onFenced: (fencedPartition) =>
+          this.deps.logger.warn({ partition: fencedPartition }, 'fenced off by a newer owner'),
+      });
+      await actor.start();
+      this.actors.set(partition, actor);
+      claimed++;
+      this.deps.logger.info({ partition, epoch: lease.epoch }, 'acquired partition');
+    }
+  }
+
+  private async handOver(partition: number): Promise<void> {
+    const actor = this.actors.get(partition);
+    if (!actor) return;
+    this.actors.delete(partition);
+    await actor.stop();
+    await this.leases.release(actor.lease);
+    this.deps.logger.info({ partition }, 'released partition');
+  }
+
+  private async flushAll(): Promise<void> {
+    await Promise.all([...this.actors.values()].map((actor) => actor.flush()));
+  }
+}

@@ -1,0 +1,109 @@
+import { JSONCodec, type KV, type NatsConnection } from 'nats';
+
+/** A partition lease as stored in JetStream KV. */
+interface LeaseValue {
+  owner: string;
+  /** Wall-clock ms after which others may take the partition (plus the safety margin). */
+  expiresAt: number;
+  /** Revision of the write that acquired the lease: the fencing token of this ownership. */
+  epoch: number;
+}
+
+export interface HeldLease {
+  partition: number;
+  epoch: number;
+  /** Revision of our last write, for compare-and-set renewals. */
+  revision: number;
+  /** Until when we may decide: the written expiry minus the safety margin. */
+  validUntil: number;
+}
+
+const json = JSONCodec<LeaseValue>();
+
+/**
+ * Partition leases with compare-and-set in a JetStream KV bucket. A holder renews before expiry; a contender
+ * takes a partition only when the lease is absent, deleted (clean handover) or expired by more than the margin,
+ * while the holder stops deciding a margin before expiry — so two owners never overlap.
+ */
+export class LeaseTable {
+  private constructor(
+    private readonly kv: KV,
+    private readonly nodeId: string,
+    private readonly ttlMs: number,
+    private readonly marginMs: number,
+  ) {}
+
+  static async open(nc: NatsConnection, options: { bucket: string; nodeId: string; ttlMs: number; marginMs: number }) {
+    const kv = await nc.jetstream().views.kv(options.bucket, { history: 1 });
+    return new LeaseTable(kv, options.nodeId, options.ttlMs, options.marginMs);
+  }
+
+  private key(partition: number): string {
+    return `p${partition}`;
+  }
+
+  /** Tries to acquire a free or expired partition; null when someone else holds it. */
+  async tryAcquire(partition: number, nowMs: number): Promise<HeldLease | null> {
+    const entry = await this.kv.get(this.key(partition));
+    const expiresAt = nowMs + this.ttlMs;
+    try {
+      if (!entry || entry.operation !== 'PUT') {
+        // The epoch is the revision of this very write, known only after it: write, then stamp it.
+        const revision = await this.kv.create(
+          this.key(partition),
+          json.encode({ owner: this.nodeId, expiresAt, epoch: 0 }),
+        );
+        return this.stamp(partition, revision, expiresAt);
+      }
+      const current = json.decode(entry.value);
+      if (current.owner !== this.nodeId && nowMs <= current.expiresAt + this.marginMs) return null;
+      const revision = await this.kv.update(
+        this.key(partition),
+        json.encode({ owner: this.nodeId, expiresAt, epoch: 0 }),
+        entry.revision,
+      );
+      return this.stamp(partition, revision, expiresAt);
+    } catch {
+      return null; // lost the compare-and-set race
+    }
+  }
+
+  private async stamp(partition: number, acquiredRevision: number, expiresAt: number): Promise<HeldLease | null> {
+    try {
+      const revision = await this.kv.update(
+        this.key(partition),
+        json.encode({ owner: this.nodeId, expiresAt, epoch: acquiredRevision }),
+        acquiredRevision,
+      );
+      return { partition, epoch: acquiredRevision, revision, validUntil: expiresAt - this.marginMs };
+    } catch {
+      return null;
+    }
+  }
+
+  /** Extends a held lease; false when it was lost (then the holder must stop at once). */
+  async renew(lease: HeldLease, nowMs: number): Promise<boolean> {
+    const expiresAt = nowMs + this.ttlMs;
+    try {
+      lease.revision = await this.kv.update(
+        this.key(lease.partition),
+        json.encode({ owner: this.nodeId, expiresAt, epoch: lease.epoch }),
+        lease.revision,
+      );
+      lease.validUntil = expiresAt - this.marginMs;
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Clean handover: deletes the lease so another node can take it at once. */
+  async release(lease: HeldLease): Promise<void> {
+    lease.validUntil = 0;
+    try {
+      await this.kv.delete(this.key(lease.partition), { previousSeq: lease.revision });
+    } catch {
+      // Already taken or expired: nothing to hand over.
+    }
+  }
+}

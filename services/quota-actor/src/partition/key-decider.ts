@@ -1,0 +1,164 @@
+import type { Admit, DecisionRequest, KeyDescription, QuotaState, Reject, Verdict } from '@gateway/decisions';
+import type { KeyDecisionRecord } from '@gateway/store';
+import { monthOf, secondsToMonthEnd } from '../limits/calendar';
+import type { UsageCounter } from '../limits/usage-counter';
+import type { KeyEntry } from './key-entry';
+
+/** Opens the month's usage and grows block-mode reservations; the owner implements it over the ledger. */
+export interface UsageAccess {
+  open(entry: KeyEntry, month: string): Promise<UsageCounter>;
+  /** Grows the reservation by up to `want` units without passing the quota; false when nothing more is left. */
+  reserve(entry: KeyEntry, usage: UsageCounter, want: number): Promise<boolean>;
+}
+
+/**
+ * Decides one request for one key. The order is documented in the README ("Order of checks") and pinned by
+ * tests: key -> address -> rate -> provider -> account -> path -> quota. Rate counts every request of a valid key
+ * from an allowed address, including ones the gateway then rejects; only forwarded requests count toward the quota.
+ */
+export async function decideForKey(
+  entry: KeyEntry,
+  request: DecisionRequest,
+  nowMs: number,
+  usageAccess: UsageAccess,
+): Promise<Verdict> {
+  const record = entry.record;
+  if (record === null) return { ok: false, code: 'invalid_api_key' };
+  const keyId = record.key_id;
+  if (record.status !== 'active') return { ok: false, code: 'key_revoked', keyId };
+  if (entry.ipAllowed && !entry.ipAllowed(request.ip)) {
+    return { ok: false, code: 'ip_not_allowed', keyId, detail: `address ${request.ip} is not on the key's allowlist` };
+  }
+
+  const month = monthOf(nowMs);
+  const usage = entry.usage && entry.usage.month === month ? entry.usage : await usageAccess.open(entry, month);
+  const rate = entry.limiter!.take(nowMs);
+  const quota = quotaState(record, usage, nowMs);
+  if (!rate.allowed) {
+    return {
+      ok: false,
+      code: 'rate_limited',
+      keyId,
+      retryAfterSeconds: Math.max(1, Math.ceil(rate.retryAfterMs / 1000)),
+      rate: rate.state,
+      quota,
+    };
+  }
+
+  const admit: Admit = {
+    ok: true,
+    keyId,
+    customerId: record.customer_id,
+    rate: rate.state,
+    quota,
+    mcpTier: record.plan.mcp_tier,
+  };
+  switch (request.intent) {
+    case 'describe':
+      return { ...admit, description: describe(record, usage) };
+    case 'free':
+      return { ...admit, suggestions: suggestionState(record, usage, false) };
+    case 'suggest': {
+      const granted = usage.suggestionsUsed < record.plan.suggestion_allowance;
+      if (granted) usage.countSuggestion();
+      return { ...admit, suggestions: suggestionState(record, usage, granted) };
+    }
+    case 'forward':
+      return forward(entry, record, request, usage, admit, nowMs, usageAccess);
+  }
+}
+
+async function forward(
+  entry: KeyEntry,
+  record: KeyDecisionRecord,
+  request: DecisionRequest,
+  usage: UsageCounter,
+  admit: Admit,
+  nowMs: number,
+  usageAccess: UsageAccess,
+): Promise<Verdict> {
+  const keyId = record.key_id;
+  const reject = (code: Reject['code'], detail?: string): Reject => ({
+    ok: false,
+    code,
+    keyId,
+    rate: admit.rate,
+    quota: admit.quota,
+    ...(detail === undefined ? {} : { detail }),
+  });
+  const provider = request.provider ?? '';
+  // spec 5.1 rule 4
+  if (!(record.providers as string[]).includes(provider)) {
+    return reject('provider_not_in_plan', `${provider} is not among the key's providers`);
+  }
+  // spec 5.1 rules 1-3: "several connections" counts every connection of the key, whatever its provider.
+  let accountId = request.accountId;
+  if (accountId === undefined) {
+    if (record.connections.length > 1) {
+      return reject('missing_account_id', 'the key has several connections: name one in X-Account-Id');
+    }
+    accountId = record.connections[0]?.account_id;
+  }
+  const connection = record.connections.find((candidate) => candidate.account_id === accountId);
+  if (!connection || connection.provider !== provider) {
+    return reject('account_not_allowed', `the account is not a ${provider} connection of this key`);
+  }
+  if (request.pathAllowed !== true) return reject('path_not_allowed');
+
+  const plan = record.plan;
+  if (plan.overage_mode === 'block') {
+    if (usage.used >= plan.monthly_quota) return quotaExceeded(keyId, admit, nowMs);
+    if (usage.used >= usage.reserved) {
+      const want = Math.max(10, Math.min(1000, Math.ceil(plan.rate_limit_rps)));
+      const granted = await usageAccess.reserve(entry, usage, want);
+      if (!granted || usage.used >= usage.reserved) return quotaExceeded(keyId, admit, nowMs);
+    }
+  }
+  usage.count(nowMs);
+  return { ...admit, accountId: connection.account_id, quota: quotaState(record, usage, nowMs) };
+}
+
+function quotaExceeded(keyId: string, admit: Admit, nowMs: number): Reject {
+  return {
+    ok: false,
+    code: 'quota_exceeded',
+    keyId,
+    retryAfterSeconds: secondsToMonthEnd(nowMs),
+    rate: admit.rate,
+    quota: admit.quota,
+    detail: 'the monthly quota is used up; it resets at the start of the next calendar month (UTC)',
+  };
+}
+
+function quotaState(record: KeyDecisionRecord, usage: UsageCounter, nowMs: number): QuotaState {
+  return {
+    limit: record.plan.monthly_quota,
+    used: usage.used,
+    remaining: Math.max(0, record.plan.monthly_quota - usage.used),
+    resetSeconds: secondsToMonthEnd(nowMs),
+    overageMode: record.plan.overage_mode,
+  };
+}
+
+function suggestionState(record: KeyDecisionRecord, usage: UsageCounter, granted: boolean) {
+  return { allowance: record.plan.suggestion_allowance, used: usage.suggestionsUsed, granted };
+}
+
+/** spec 2.3, field for field. */
+function describe(record: KeyDecisionRecord, usage: UsageCounter): KeyDescription {
+  return {
+    key_id: record.key_id,
+    customer_id: record.customer_id,
+    plan: record.plan.name,
+    providers: [...record.providers],
+    accounts: record.connections.map((connection) => ({
+      provider: connection.provider,
+      account_id: connection.account_id,
+    })),
+    connections: record.connections.length,
+    rate_limit_rps: record.plan.rate_limit_rps,
+    monthly_quota: record.plan.monthly_quota,
+    quota_used: usage.used,
+    overage_mode: record.plan.overage_mode,
+  };
+}

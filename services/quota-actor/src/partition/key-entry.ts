@@ -1,0 +1,40 @@
+import type { KeyDecisionRecord } from '@gateway/store';
+import { compileIpAllowlist } from '@gateway/store';
+import { RateLimiter } from '../limits/rate-limiter';
+import type { UsageCounter } from '../limits/usage-counter';
+
+/** What the owner keeps in memory for one key hash. */
+export interface KeyEntry {
+  hash: string;
+  /** null: no key has this hash (cached briefly so random keys do not hammer MongoDB). */
+  record: KeyDecisionRecord | null;
+  loadedAtMs: number;
+  ipAllowed: ((address: string) => boolean) | null;
+  limiter: RateLimiter | null;
+  /** The month's usage; opened on the first counted request of the month. */
+  usage: UsageCounter | null;
+}
+
+export function buildKeyEntry(
+  hash: string,
+  record: KeyDecisionRecord | null,
+  nowMs: number,
+  previous?: KeyEntry,
+): KeyEntry {
+  const limiter =
+    record === null
+      ? null
+      : previous?.limiter &&
+          previous.limiter.rps === record.plan.rate_limit_rps &&
+          previous.limiter.burst === record.plan.rate_burst
+        ? previous.limiter
+        : new RateLimiter(record.plan.rate_limit_rps, record.plan.rate_burst);
+  return {
+    hash,
+    record,
+    loadedAtMs: nowMs,
+    ipAllowed: record && record.ip_allowlist.length > 0 ? compileIpAllowlist(record.ip_allowlist) : null,
+    limiter,
+    usage: previous?.usage ?? null,
+  };
+}

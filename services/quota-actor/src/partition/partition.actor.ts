@@ -1,0 +1,237 @@
+import {
+  batchCodec,
+  batchReplyCodec,
+  controlCodec,
+  controlReplyCodec,
+  partitionSubjects,
+  type ControlMessage,
+  type DecisionRequest,
+  type Verdict,
+} from '@gateway/decisions';
+import type { KeyDecisionLoader, KeyDecisionRecord } from '@gateway/store';
+import type { Logger } from '@gateway/telemetry';
+import type { Msg, NatsConnection, Subscription } from 'nats';
+import { monthOf } from '../limits/calendar';
+import { UsageCounter } from '../limits/usage-counter';
+import { FencedError, type UsageDelta, type UsageLedger } from '../limits/usage-ledger';
+import type { HeldLease } from '../ownership/lease-table';
+import { buildKeyEntry, type KeyEntry } from './key-entry';
+import { decideForKey, type UsageAccess } from './key-decider';
+
+export interface PartitionActorDeps {
+  nc: NatsConnection;
+  subjectPrefix: string;
+  loader: Pick<KeyDecisionLoader, 'loadDecisionRecord'>;
+  ledger: UsageLedger;
+  logger: Logger;
+  /** Keys unknown to MongoDB are remembered this long. */
+  negativeTtlMs: number;
+  /** Known keys are reloaded in the background after this long (a safety net behind key_changed). */
+  recordTtlMs: number;
+  onDecision?: (verdict: Verdict) => void;
+  onFenced?: (partition: number) => void;
+}
+
+const UNAVAILABLE: Verdict = { ok: false, code: 'service_unavailable', detail: 'the key could not be loaded' };
+
+/**
+ * The single owner of one partition's keys. Work is serialised per partition (one batch at a time), which is
+ * what makes the counts exact: nothing else decides for these keys while the lease is held.
+ */
+export class PartitionActor {
+  private readonly entries = new Map<string, KeyEntry>();
+  private readonly loading = new Map<string, Promise<KeyEntry>>();
+  private subscriptions: Subscription[] = [];
+  private tail: Promise<void> = Promise.resolve();
+  private stopped = false;
+  private readonly usageAccess: UsageAccess;
+
+  constructor(
+    readonly lease: HeldLease,
+    private readonly deps: PartitionActorDeps,
+  ) {
+    this.usageAccess = {
+      open: async (entry, month) => {
+        const snapshot = await deps.ledger.open(entry.record!.key_id, month, lease.epoch, Date.now());
+        entry.usage = new UsageCounter(month, snapshot);
+        return entry.usage;
+      },
+      reserve: async (entry, usage, want) => {
+        const before = usage.reserved;
+        usage.reserved = await deps.ledger.reserve(
+          entry.record!.key_id,
+          usage.month,
+          lease.epoch,
+          want,
+          entry.record!.plan.monthly_quota,
+        );
+        return usage.reserved > before;
+      },
+    };
+  }
+
+  get partition(): number {
+    return this.lease.partition;
+  }
+
+  async start(): Promise<void> {
+    const subjects = partitionSubjects(this.deps.subjectPrefix, this.partition);
+    this.subscriptions = [
+      this.deps.nc.subscribe(subjects.decide, { callback: (_error, msg) => this.enqueue(() => this.onDecide(msg)) }),
+      this.deps.nc.subscribe(subjects.control, { callback: (_error, msg) => this.enqueue(() => this.onControl(msg)) }),
+    ];
+    // Make sure the server knows the subscriptions before anyone is told the partition is served.
+    await this.deps.nc.flush();
+  }
+
+  /** Stops answering, finishes queued work, writes all usage and shrinks reservations to what was used. */
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    for (const subscription of this.subscriptions) subscription.unsubscribe();
+    await this.tail;
+    await this.flush(true);
+  }
+
+  private owns(): boolean {
+    return !this.stopped && Date.now() < this.lease.validUntil;
+  }
+
+  private enqueue(task: () => Promise<void>): void {
+    this.tail = this.tail.then(task).catch((error: unknown) => {
+      this.deps.logger.error({ err: error, partition: this.partition }, 'partition task failed');
+    });
+  }
+
+  private async onDecide(msg: Msg): Promise<void> {
+    if (!this.owns()) {
+      msg.respond(batchReplyCodec.encode({ notOwner: true }));
+      return;
+    }
+    const { requests } = batchCodec.decode(msg.data);
+    const verdicts: Verdict[] = [];
+    await this.preload(requests);
+    for (const request of requests) verdicts.push(await this.decideOne(request));
+    if (!this.owns()) {
+      // The lease ran out while we worked: do not let the caller act on verdicts a new owner may contradict.
+      msg.respond(batchReplyCodec.encode({ notOwner: true }));
+      return;
+    }
+    msg.respond(batchReplyCodec.encode({ verdicts }));
+  }
+
+  private async preload(requests: DecisionRequest[]): Promise<void> {
+    const missing = [...new Set(requests.map((request) => request.keyHash))].filter((hash) => !this.entries.has(hash));
+    if (missing.length > 0) await Promise.allSettled(missing.map((hash) => this.entry(hash)));
+  }
+
+  private async decideOne(request: DecisionRequest): Promise<Verdict> {
+    let verdict: Verdict;
+    try {
+      const entry = await this.entry(request.keyHash);
+      verdict = await decideForKey(entry, request, Date.now(), this.usageAccess);
+    } catch (error) {
+      if (error instanceof FencedError) this.fenced();
+      else this.deps.logger.error({ err: error, partition: this.partition }, 'decision failed');
+      verdict = UNAVAILABLE;
+    }
+    this.deps.onDecision?.(verdict);
+    return verdict;
+  }
+
+  private async onControl(msg: Msg): Promise<void> {
+    if (!this.owns()) {
+      msg.respond(controlReplyCodec.encode({ notOwner: true }));
+      return;
+    }
+    const message: ControlMessage = controlCodec.decode(msg.data);
+    if (message.op === 'key_changed') await this.reload(message.keyHash);
+    else this.entries.get(message.keyHash)?.usage?.refund(Date.now(), message.count);
+    msg.respond(controlReplyCodec.encode({ ok: true }));
+  }
+
+  /** Applies a key change from MongoDB before acknowledging it; a revoked key's usage is written out at once. */
+  private async reload(hash: string): Promise<void> {
+    const previous = this.entries.get(hash);
+    const record = await this.deps.loader.loadDecisionRecord(hash);
+    const entry = buildKeyEntry(hash, record, Date.now(), previous);
+    this.entries.set(hash, entry);
+    if (record && record.status !== 'active' && entry.usage) await this.flush(true, [entry]);
+  }
+
+  private entry(hash: string): Promise<KeyEntry> {
+    const now = Date.now();
+    const cached = this.entries.get(hash);
+    if (cached) {
+      const ttl = cached.record === null ? this.deps.negativeTtlMs : this.deps.recordTtlMs;
+      if (now - cached.loadedAtMs < ttl) return Promise.resolve(cached);
+      if (cached.record !== null) {
+        cached.loadedAtMs = now; // one background refresh at a time
+        void this.refresh(hash);
+        return Promise.resolve(cached);
+      }
+    }
+    let pending = this.loading.get(hash);
+    if (!pending) {
+      pending = this.deps.loader
+        .loadDecisionRecord(hash)
+        .then((record: KeyDecisionRecord | null) => {
+          const entry = buildKeyEntry(hash, record, Date.now(), this.entries.get(hash));
+          this.entries.set(hash, entry);
+          return entry;
+        })
+        .finally(() => this.loading.delete(hash));
+      this.loading.set(hash, pending);
+    }
+    return pending;
+  }
+
+  private async refresh(hash: string): Promise<void> {
+    try {
+      const record = await this.deps.loader.loadDecisionRecord(hash);
+      this.entries.set(hash, buildKeyEntry(hash, record, Date.now(), this.entries.get(hash)));
+    } catch (error) {
+      this.deps.logger.warn({ err: error, partition: this.partition }, 'background key refresh failed');
+    }
+  }
+
+  /** Writes the unflushed usage of this partition's keys in one bulk write. */
+  async flush(release = false, only?: KeyEntry[]): Promise<void> {
+    const now = Date.now();
+    const month = monthOf(now);
+    const deltas: { entry: KeyEntry; delta: UsageDelta; raw: ReturnType<UsageCounter['drain']> }[] = [];
+    for (const entry of only ?? this.entries.values()) {
+      const usage = entry.usage;
+      if (!usage || !entry.record) continue;
+      const raw = usage.drain();
+      if (!raw && !release) continue;
+      const delta: UsageDelta = {
+        keyId: entry.record.key_id,
+        month: usage.month,
+        used: raw?.used ?? 0,
+        suggestions: raw?.suggestions ?? 0,
+        days: raw?.days ?? {},
+        ...(release ? { releaseTo: usage.used } : {}),
+      };
+      deltas.push({ entry, delta, raw });
+      if (usage.month !== month && !release) entry.usage = null; // a new month opens on the next request
+    }
+    if (deltas.length === 0) return;
+    try {
+      const fencedKeys = await this.deps.ledger.flush(
+        deltas.map((item) => item.delta),
+        this.lease.epoch,
+        now,
+      );
+      if (fencedKeys.length > 0) this.fenced();
+    } catch (error) {
+      for (const item of deltas) if (item.raw) item.entry.usage?.restore(item.raw);
+      this.deps.logger.error({ err: error, partition: this.partition }, 'usage flush failed; will retry');
+    }
+  }
+
+  private fenced(): void {
+    this.lease.validUntil = 0;
+    this.deps.onFenced?.(this.partition);
+  }
+}

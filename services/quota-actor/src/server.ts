@@ -1,0 +1,81 @@
+import type { Verdict } from '@gateway/decisions';
+import { openStore, KeyDecisionLoader, type Store } from '@gateway/store';
+import { createCounter, createMetrics, metricsHandler, type Logger } from '@gateway/telemetry';
+import { Gauge } from 'prom-client';
+import { createServer, type Server } from 'node:http';
+import { connect, type NatsConnection } from 'nats';
+import type { Config } from './config';
+import { UsageLedger } from './limits/usage-ledger';
+import { ActorNode } from './ownership/actor.node';
+
+export interface QuotaActor {
+  node: ActorNode;
+  http: Server;
+  stop(): Promise<void>;
+}
+
+/** Wires NATS, MongoDB, the actor node and the health/metrics listener. */
+export async function startQuotaActor(config: Config, logger: Logger): Promise<QuotaActor> {
+  const registry = createMetrics('quota-actor');
+  const decisions = createCounter<'outcome'>(registry, {
+    name: 'limiter_decisions_total',
+    help: 'Decisions by outcome (admitted, or the error code).',
+    labelNames: ['outcome'],
+  });
+  const owned = new Gauge({
+    name: 'gateway_partitions_owned',
+    help: 'Partitions this actor currently owns.',
+    registers: [registry],
+  });
+
+  const store: Store = await openStore(config.MONGODB_URI, { ensureIndexes: true });
+  const nc: NatsConnection = await connect({ servers: config.NATS_URL, name: `quota-actor ${config.NODE_ID}` });
+  const node = new ActorNode(
+    {
+      nodeId: config.NODE_ID,
+      partitions: config.PARTITIONS,
+      subjectPrefix: config.SUBJECT_PREFIX,
+      leaseBucket: config.LEASE_BUCKET,
+      membersBucket: config.MEMBERS_BUCKET,
+      leaseTtlMs: config.LEASE_TTL_MS,
+      leaseMarginMs: config.LEASE_MARGIN_MS,
+      tickMs: config.OWNERSHIP_TICK_MS,
+      flushIntervalMs: config.USAGE_FLUSH_MS,
+      negativeTtlMs: config.NEGATIVE_CACHE_MS,
+      recordTtlMs: config.RECORD_REFRESH_MS,
+    },
+    {
+      nc,
+      loader: new KeyDecisionLoader(store.connection),
+      ledger: new UsageLedger(store.connection),
+      logger,
+      onDecision: (verdict: Verdict) => decisions.inc({ outcome: verdict.ok ? 'admitted' : verdict.code }),
+      onOwnershipChange: (count) => owned.set(count),
+    },
+  );
+  await node.start();
+
+  const serveMetrics = metricsHandler(registry);
+  const http = createServer((req, res) => {
+    if (req.url === '/metrics') return serveMetrics(req, res);
+    if (req.url === '/healthz' || req.url === '/readyz') {
+      const ready = !nc.isClosed();
+      res.writeHead(ready ? 200 : 503, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ status: ready ? 'ok' : 'unavailable', partitions: node.ownedPartitions.length }));
+      return;
+    }
+    res.writeHead(404).end();
+  });
+  await new Promise<void>((resolve) => http.listen(config.HTTP_PORT, config.HOST, resolve));
+
+  return {
+    node,
+    http,
+    async stop() {
+      http.close();
+      await node.stop();
+      await nc.drain();
+      await store.close();
+    },
+  };
+}
