@@ -16,3 +16,5 @@ export { batchCodec, batchReplyCodec, controlCodec, controlReplyCodec } from './
 export type { DecisionBatch, DecisionBatchReply, ControlMessage, ControlReply } from './codec';
 export { DecisionClient } from './decision.client';
 export type { DecisionClientOptions } from './decision.client';
+export { KeyLifecycle } from './key-lifecycle';
+export type { KeyLifecycleDeps } from './key-lifecycle';

@@ -27,7 +27,10 @@ export interface DecisionRequest {
 
 /** Rate state for RateLimit headers (draft-ietf-httpapi-ratelimit-headers-11). */
 export interface RateState {
+  /** Bucket capacity: the most requests admitted at once (the plan's burst). */
   limit: number;
+  /** Seconds in which an empty bucket refills completely (burst / rps, rounded up). */
+  windowSeconds: number;
   remaining: number;
   /** Seconds until the bucket is full again. */
   resetSeconds: number;

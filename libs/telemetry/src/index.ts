@@ -1,2 +1,22 @@
 export { createLogger, logListening } from './logger';
 export type { Logger } from './logger';
+export { shutdownTelemetry } from './telemetry.lifecycle';
+export {
+  extractTraceContext,
+  injectTraceHeaders,
+  startProducerSpan,
+  withConsumerSpan,
+  withProducerSpan,
+} from './nats.tracing';
+export type { NatsMessage, NatsSpanAttributes } from './nats.tracing';
+export {
+  createCounter,
+  createHistogram,
+  createMetrics,
+  httpRequestDuration,
+  LATENCY_BUCKETS_SECONDS,
+  METRIC_PREFIX,
+  metricsHandler,
+} from './metrics.registry';
+export type { HistogramDefinition, HttpRequestLabel, MetricDefinition } from './metrics.registry';
+export { isSecretName, setSafeAttributes } from './safe-attributes';

@@ -27,8 +27,8 @@ export interface GatewayDeps {
  *  1. 401 missing_api_key / invalid_api_key (malformed)            — here, no actor call
  *  2. 404 unknown_provider, 404 not_found                             — here
  *  3. 401 invalid_api_key / key_revoked, 403 ip_not_allowed, 429 rate_limited,
- *     403 provider_not_in_plan, 400 missing_account_id, 403 account_not_allowed,
- *     403 path_not_allowed, 429 quota_exceeded                        — one verdict from the key's actor
+ *     403 provider_not_in_plan, 403 path_not_allowed, 400 missing_account_id,
+ *     403 account_not_allowed, 429 quota_exceeded                     — one verdict from the key's actor
  *  4. forward to provider-proxy; 502/503/504 when the platform cannot be reached in time.
  */
 export function createGatewayHandler(deps: GatewayDeps) {

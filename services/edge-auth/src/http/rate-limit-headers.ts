@@ -2,15 +2,15 @@ import type { QuotaState, RateState } from '@gateway/decisions';
 
 /**
  * RateLimit and RateLimit-Policy fields (draft-ietf-httpapi-ratelimit-headers-11, Structured Fields): one policy for
- * the per-second rate and one for the monthly quota, e.g.
- *   RateLimit-Policy: "rate";q=5;w=1, "monthly";q=10000;w=2592000
- *   RateLimit: "rate";r=4;t=1, "monthly";r=9990;t=735072
+ * the rate (the key's bucket: q requests, refilled within w seconds) and one for the monthly quota, e.g.
+ *   RateLimit-Policy: "rate";q=10;w=2, "monthly";q=10000;w=2592000
+ *   RateLimit: "rate";r=9;t=1, "monthly";r=9990;t=735072
  */
 export function rateLimitHeaders(rate: RateState | undefined, quota: QuotaState | undefined): Record<string, string> {
   const policies: string[] = [];
   const states: string[] = [];
   if (rate) {
-    policies.push(`"rate";q=${rate.limit};w=1`);
+    policies.push(`"rate";q=${rate.limit};w=${rate.windowSeconds}`);
     states.push(`"rate";r=${rate.remaining};t=${rate.resetSeconds}`);
   }
   if (quota) {

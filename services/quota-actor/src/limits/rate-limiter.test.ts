@@ -21,7 +21,7 @@ describe('rate limiter', () => {
 
   it('reports remaining units for the RateLimit header', () => {
     const limiter = new RateLimiter(100, 10);
-    expect(limiter.take(0).state).toEqual({ limit: 100, remaining: 9, resetSeconds: 1 });
+    expect(limiter.take(0).state).toEqual({ limit: 10, windowSeconds: 1, remaining: 9, resetSeconds: 1 });
     for (let i = 0; i < 9; i++) limiter.take(0);
     expect(limiter.take(0)).toMatchObject({ allowed: false, state: { remaining: 0 } });
   });

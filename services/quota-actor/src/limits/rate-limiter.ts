@@ -33,6 +33,11 @@ export class RateLimiter {
 
   private state(tat: number, nowMs: number): RateState {
     const remaining = Math.max(0, Math.floor((this.toleranceMs - (tat - nowMs)) / this.intervalMs));
-    return { limit: this.rps, remaining, resetSeconds: Math.max(0, Math.ceil((tat - nowMs) / 1000)) };
+    return {
+      limit: Math.max(1, this.burst),
+      windowSeconds: Math.max(1, Math.ceil(this.toleranceMs / 1000)),
+      remaining,
+      resetSeconds: Math.max(0, Math.ceil((tat - nowMs) / 1000)),
+    };
   }
 }

@@ -130,29 +130,4 @@ export class UsageLedger {
     const ownedIds = new Set(owned.map((doc) => doc.key_id));
     return deltas.filter((delta) => !ownedIds.has(delta.keyId)).map((delta) => delta.keyId);
   }
-
-  /**
-   * Rotation keeps the month's count: the new key starts from the old key's total. The per-day counts stay with
-   * the old key (carried_over says where the head start came from), so a customer's daily sum counts nothing twice.
-   */
-  async carryOver(fromKeyId: string, toKeyId: string, month: string, nowMs: number): Promise<void> {
-    const source = await this.collection.findOne({ key_id: fromKeyId, month });
-    if (!source || source.used === 0) return;
-    await this.collection.updateOne(
-      { key_id: toKeyId, month },
-      {
-        $setOnInsert: {
-          used: source.used,
-          reserved: source.used,
-          suggestions_used: source.suggestions_used ?? 0,
-          carried_over: source.used,
-          days: {},
-          epoch: 0,
-          created_at: new Date(nowMs),
-        },
-        $set: { updated_at: new Date(nowMs) },
-      },
-      { upsert: true },
-    );
-  }
 }

@@ -13,7 +13,7 @@ export interface UsageAccess {
 
 /**
  * Decides one request for one key. The order is documented in the README ("Order of checks") and pinned by
- * tests: key -> address -> rate -> provider -> account -> path -> quota. Rate counts every request of a valid key
+ * tests: key -> address -> rate -> provider -> path -> account -> quota. Rate counts every request of a valid key
  * from an allowed address, including ones the gateway then rejects; only forwarded requests count toward the quota.
  */
 export async function decideForKey(
@@ -91,6 +91,8 @@ async function forward(
   if (!(record.providers as string[]).includes(provider)) {
     return reject('provider_not_in_plan', `${provider} is not among the key's providers`);
   }
+  // Before the account checks: a path off the allowlist is refused whatever the headers (spec 4.2).
+  if (request.pathAllowed !== true) return reject('path_not_allowed');
   // spec 5.1 rules 1-3: "several connections" counts every connection of the key, whatever its provider.
   let accountId = request.accountId;
   if (accountId === undefined) {
@@ -103,7 +105,6 @@ async function forward(
   if (!connection || connection.provider !== provider) {
     return reject('account_not_allowed', `the account is not a ${provider} connection of this key`);
   }
-  if (request.pathAllowed !== true) return reject('path_not_allowed');
 
   const plan = record.plan;
   if (plan.overage_mode === 'block') {

@@ -43,6 +43,12 @@ export class PartitionActor {
   private readonly loading = new Map<string, Promise<KeyEntry>>();
   private subscriptions: Subscription[] = [];
   private tail: Promise<void> = Promise.resolve();
+  /**
+   * Ledger writes of this partition, one at a time. Decisions do not wait for flushes, but a reservation and a
+   * flush of the same key never overlap: FerretDB applies an update as read-modify-write of the whole document,
+   * so two concurrent updates of one document can lose one (MongoDB would not, but the order costs nothing).
+   */
+  private writes: Promise<unknown> = Promise.resolve();
   private stopped = false;
   private readonly usageAccess: UsageAccess;
 
@@ -52,18 +58,16 @@ export class PartitionActor {
   ) {
     this.usageAccess = {
       open: async (entry, month) => {
-        const snapshot = await deps.ledger.open(entry.record!.key_id, month, lease.epoch, Date.now());
+        const keyId = entry.record!.key_id;
+        const snapshot = await this.serialWrite(() => deps.ledger.open(keyId, month, lease.epoch, Date.now()));
         entry.usage = new UsageCounter(month, snapshot);
         return entry.usage;
       },
       reserve: async (entry, usage, want) => {
         const before = usage.reserved;
-        usage.reserved = await deps.ledger.reserve(
-          entry.record!.key_id,
-          usage.month,
-          lease.epoch,
-          want,
-          entry.record!.plan.monthly_quota,
+        const record = entry.record!;
+        usage.reserved = await this.serialWrite(() =>
+          deps.ledger.reserve(record.key_id, usage.month, lease.epoch, want, record.plan.monthly_quota),
         );
         return usage.reserved > before;
       },
@@ -218,16 +222,24 @@ export class PartitionActor {
     }
     if (deltas.length === 0) return;
     try {
-      const fencedKeys = await this.deps.ledger.flush(
-        deltas.map((item) => item.delta),
-        this.lease.epoch,
-        now,
+      const fencedKeys = await this.serialWrite(() =>
+        this.deps.ledger.flush(
+          deltas.map((item) => item.delta),
+          this.lease.epoch,
+          now,
+        ),
       );
       if (fencedKeys.length > 0) this.fenced();
     } catch (error) {
       for (const item of deltas) if (item.raw) item.entry.usage?.restore(item.raw);
       this.deps.logger.error({ err: error, partition: this.partition }, 'usage flush failed; will retry');
     }
+  }
+
+  private serialWrite<T>(write: () => Promise<T>): Promise<T> {
+    const result = this.writes.then(write);
+    this.writes = result.catch(() => undefined);
+    return result;
   }
 
   private fenced(): void {

@@ -1,0 +1,49 @@
+import type { ApiKeyRecord, ApiKeyRepository, MonthlyUsageRepository, RotatedApiKey } from '@gateway/store';
+import type { DecisionClient } from './decision.client';
+
+export interface KeyLifecycleDeps {
+  apiKeys: Pick<ApiKeyRepository, 'revoke' | 'rotate' | 'findByKeyId'>;
+  usage: Pick<MonthlyUsageRepository, 'carryOver'>;
+  decisions: Pick<DecisionClient, 'notifyKeyChanged'>;
+  now?: () => Date;
+}
+
+/**
+ * Key changes that must be immediate on every edge (spec 3, 5.2): MongoDB is written first, then the key's actor
+ * is told and its acknowledgement awaited. When a call returns, the owner already decides with the new state, and
+ * since edges hold no key state, the next request anywhere sees it.
+ */
+export class KeyLifecycle {
+  constructor(private readonly deps: KeyLifecycleDeps) {}
+
+  /** A new key: clears a cached "unknown key" verdict at its owner, so it works at once. */
+  async created(key: Pick<ApiKeyRecord, 'hash'>): Promise<void> {
+    await this.deps.decisions.notifyKeyChanged(key.hash);
+  }
+
+  /** Providers, connections or IP allowlist changed in MongoDB. */
+  async changed(keyId: string): Promise<void> {
+    const key = await this.deps.apiKeys.findByKeyId(keyId);
+    if (key) await this.deps.decisions.notifyKeyChanged(key.hash);
+  }
+
+  async revoke(keyId: string): Promise<ApiKeyRecord | null> {
+    const key = await this.deps.apiKeys.revoke(keyId);
+    if (key) await this.deps.decisions.notifyKeyChanged(key.hash);
+    return key;
+  }
+
+  /**
+   * Issues a new key and kills the old one. The old key's owner flushes its usage when told, and the month's count
+   * then moves to the new key, before the new secret leaves this call.
+   */
+  async rotate(keyId: string): Promise<RotatedApiKey | null> {
+    const rotated = await this.deps.apiKeys.rotate(keyId);
+    if (!rotated) return null;
+    await this.deps.decisions.notifyKeyChanged(rotated.replaced.hash);
+    const month = (this.deps.now?.() ?? new Date()).toISOString().slice(0, 7);
+    await this.deps.usage.carryOver(rotated.replaced.key_id, rotated.key.key_id, month);
+    await this.deps.decisions.notifyKeyChanged(rotated.key.hash);
+    return rotated;
+  }
+}

@@ -1,0 +1,235 @@
+import type { Connection, Model } from 'mongoose';
+import {
+  connectionModel,
+  CONNECTION_STATUSES,
+  type ConnectionDocument,
+  type ConnectionStatus,
+} from './connection.model';
+import { CredentialCipherError, type CredentialCipher, type SealedCredentials } from './credential-cipher';
+import { customerModel, type CustomerDocument } from './customer.model';
+import { documentLockFor, type DocumentLock } from './document-lock';
+import { newAccountId } from './ids';
+import { parsePlatformCredentials, type PlatformCredentials } from './platform-credentials';
+import { isProviderId, type ProviderId } from './providers';
+import { StoreError, isDuplicateKeyError, requireString, requireStringArray } from './store-error';
+
+/** A connection without its credentials: what every reader except provider-proxy gets. */
+export interface ConnectionRecord {
+  account_id: string;
+  customer_id: string;
+  provider: ProviderId;
+  external_account_ids: string[];
+  status: ConnectionStatus;
+  granted_at: Date;
+  /** Which keyring key sealed the credentials (helps operators follow a key rotation). */
+  credentials_kid: string;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export interface CreateConnectionInput {
+  customer_id: string;
+  provider: ProviderId;
+  external_account_ids: string[];
+  credentials: PlatformCredentials;
+}
+
+/** Connections not revoked are the ones that count against the plan's allowance (spec 8). */
+const COUNTED_STATUSES: readonly ConnectionStatus[] = ['active', 'needs_regrant'];
+const CREATE_ATTEMPTS = 3;
+// Metadata reads leave the ciphertext in the database; only the kid comes back. (FerretDB 1.24 has no
+// projection on findAndModify, so updates return the whole document and the mapper drops the ciphertext.)
+const WITHOUT_CIPHERTEXT = { 'credentials.iv': 0, 'credentials.tag': 0, 'credentials.data': 0 } as const;
+
+export class ConnectionRepository {
+  private readonly connections: Model<ConnectionDocument>;
+  private readonly customers: Model<CustomerDocument>;
+  private readonly lock: DocumentLock;
+
+  /**
+   * The cipher is optional: services that only read connection metadata (the limiter) never hold the
+   * credential key; sealing and opening then fail with StoreError 'no_cipher'.
+   */
+  constructor(
+    connection: Connection,
+    private readonly cipher?: CredentialCipher,
+  ) {
+    this.connections = connectionModel(connection);
+    this.customers = customerModel(connection);
+    this.lock = documentLockFor(connection);
+  }
+
+  async create(input: CreateConnectionInput): Promise<ConnectionRecord> {
+    const customerId = requireString(input.customer_id, 'customer_id');
+    if (!isProviderId(input.provider)) throw new StoreError('invalid_input', 'provider is not a known provider id');
+    const externalAccountIds = requireStringArray(input.external_account_ids, 'external_account_ids');
+    const credentials = validCredentials(input.credentials);
+    const cipher = this.requireCipher();
+    if ((await this.customers.exists({ customer_id: customerId })) === null) {
+      throw new StoreError('invalid_input', `customer ${customerId} does not exist`);
+    }
+    for (let attempt = 1; ; attempt += 1) {
+      const accountId = newAccountId();
+      try {
+        const doc = await this.connections.create({
+          account_id: accountId,
+          customer_id: customerId,
+          provider: input.provider,
+          external_account_ids: externalAccountIds,
+          credentials: cipher.seal(credentials, accountId),
+          status: 'active',
+          granted_at: new Date(),
+        });
+        return toConnectionRecord(doc.toObject());
+      } catch (error) {
+        // An account id collision is astronomically rare; anything else is not ours to retry.
+        if (!isDuplicateKeyError(error) || attempt >= CREATE_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  /** Spec 3: re-grant keeps the account id; new credentials, status active again. Null if unknown. */
+  async regrant(
+    accountId: string,
+    credentials: PlatformCredentials,
+    externalAccountIds?: string[],
+  ): Promise<ConnectionRecord | null> {
+    requireString(accountId, 'account_id');
+    const valid = validCredentials(credentials);
+    const cipher = this.requireCipher();
+    const set: Partial<ConnectionDocument> = {
+      credentials: cipher.seal(valid, accountId),
+      status: 'active',
+      granted_at: new Date(),
+    };
+    if (externalAccountIds !== undefined) {
+      set.external_account_ids = requireStringArray(externalAccountIds, 'external_account_ids');
+    }
+    const doc = await this.lock.run(`connections:${accountId}`, () =>
+      this.connections.findOneAndUpdate({ account_id: accountId }, { $set: set }, { new: true }).lean(),
+    );
+    return doc === null ? null : toConnectionRecord(doc);
+  }
+
+  async findByAccountId(accountId: string): Promise<ConnectionRecord | null> {
+    const doc = await this.connections
+      .findOne({ account_id: requireString(accountId, 'account_id') }, WITHOUT_CIPHERTEXT)
+      .lean();
+    return doc === null ? null : toConnectionRecord(doc);
+  }
+
+  async listByCustomer(customerId: string): Promise<ConnectionRecord[]> {
+    const docs = await this.connections
+      .find({ customer_id: requireString(customerId, 'customer_id') }, WITHOUT_CIPHERTEXT)
+      .sort({ created_at: 1 })
+      .lean();
+    return docs.map(toConnectionRecord);
+  }
+
+  /** Connections that count against the allowance (not revoked), unless other statuses are asked for. */
+  async countByCustomer(customerId: string, statuses: readonly ConnectionStatus[] = COUNTED_STATUSES): Promise<number> {
+    return this.connections.countDocuments({
+      customer_id: requireString(customerId, 'customer_id'),
+      status: { $in: statuses.filter((status) => CONNECTION_STATUSES.includes(status)) },
+    });
+  }
+
+  async setStatus(accountId: string, status: ConnectionStatus): Promise<ConnectionRecord | null> {
+    if (!CONNECTION_STATUSES.includes(status)) throw new StoreError('invalid_input', 'unknown connection status');
+    requireString(accountId, 'account_id');
+    const doc = await this.lock.run(`connections:${accountId}`, () =>
+      this.connections.findOneAndUpdate({ account_id: accountId }, { $set: { status } }, { new: true }).lean(),
+    );
+    return doc === null ? null : toConnectionRecord(doc);
+  }
+
+  /**
+   * The only call that decrypts (used by provider-proxy). Null unless the connection exists and is active:
+   * tokens of a revoked or refused connection are never handed out.
+   */
+  async loadCredentials(accountId: string): Promise<PlatformCredentials | null> {
+    requireString(accountId, 'account_id');
+    const cipher = this.requireCipher();
+    const doc = await this.connections
+      .findOne({ account_id: accountId, status: 'active' }, { credentials: 1 })
+      .lean<Pick<ConnectionDocument, 'credentials'>>();
+    if (doc === null) return null;
+    const parsed = parsePlatformCredentials(cipher.open(doc.credentials, accountId));
+    if (!parsed.ok) throw new StoreError('integrity', `stored credentials of ${accountId} have an unexpected shape`);
+    return parsed.credentials;
+  }
+
+  /** After a token refresh (provider-proxy): new tokens for an active connection. False if not active. */
+  async replaceCredentials(accountId: string, credentials: PlatformCredentials): Promise<boolean> {
+    requireString(accountId, 'account_id');
+    const sealed = this.requireCipher().seal(validCredentials(credentials), accountId);
+    const result = await this.lock.run(`connections:${accountId}`, () =>
+      this.connections.updateOne({ account_id: accountId, status: 'active' }, { $set: { credentials: sealed } }),
+    );
+    return result.matchedCount === 1;
+  }
+
+  /**
+   * Key rotation: re-encrypts every connection not sealed with the active key. Each write is conditional on
+   * the ciphertext being unchanged, so a concurrent re-grant or refresh is never overwritten (skipped).
+   * A ciphertext that does not open is listed in `failed` and left as it is; the others still move on.
+   */
+  async resealAll(): Promise<{ resealed: number; skipped: number; failed: string[] }> {
+    const cipher = this.requireCipher();
+    let resealed = 0;
+    let skipped = 0;
+    const failed: string[] = [];
+    const cursor = this.connections
+      .find({ 'credentials.kid': { $ne: cipher.activeKeyId } }, { account_id: 1, credentials: 1 })
+      .lean<Pick<ConnectionDocument, 'account_id' | 'credentials'>[]>()
+      .cursor();
+    for await (const doc of cursor as AsyncIterable<Pick<ConnectionDocument, 'account_id' | 'credentials'>>) {
+      let sealed: SealedCredentials;
+      try {
+        sealed = cipher.reseal(doc.credentials, doc.account_id);
+      } catch (error) {
+        if (!(error instanceof CredentialCipherError)) throw error;
+        failed.push(doc.account_id);
+        continue;
+      }
+      const result = await this.lock.run(`connections:${doc.account_id}`, () =>
+        this.connections.updateOne(
+          { account_id: doc.account_id, 'credentials.data': doc.credentials.data },
+          { $set: { credentials: sealed } },
+        ),
+      );
+      if (result.modifiedCount === 1) resealed += 1;
+      else skipped += 1;
+    }
+    return { resealed, skipped, failed };
+  }
+
+  private requireCipher(): CredentialCipher {
+    if (this.cipher === undefined) {
+      throw new StoreError('no_cipher', 'this store was opened without a credential cipher');
+    }
+    return this.cipher;
+  }
+}
+
+function validCredentials(value: unknown): PlatformCredentials {
+  const parsed = parsePlatformCredentials(value);
+  if (!parsed.ok) {
+    throw new StoreError('invalid_input', `credentials are invalid in: ${parsed.fields.join(', ')}`);
+  }
+  return parsed.credentials;
+}
+
+export function toConnectionRecord(doc: ConnectionDocument): ConnectionRecord {
+  return {
+    account_id: doc.account_id,
+    customer_id: doc.customer_id,
+    provider: doc.provider,
+    external_account_ids: [...doc.external_account_ids],
+    status: doc.status,
+    granted_at: doc.granted_at,
+    credentials_kid: doc.credentials.kid,
+    created_at: doc.created_at,
+    updated_at: doc.updated_at,
+  };
+}

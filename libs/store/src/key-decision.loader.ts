@@ -1,0 +1,102 @@
+import type { Connection, Model } from 'mongoose';
+import { apiKeyModel, type ApiKeyDocument, type ApiKeySource, type ApiKeyStatus } from './api-key.model';
+import { connectionModel, type ConnectionDocument, type ConnectionStatus } from './connection.model';
+import { customerModel, type CustomerDocument } from './customer.model';
+import { planModel, type Plan } from './plan.model';
+import { toPlan } from './plan.repository';
+import type { ProviderId } from './providers';
+import { StoreError } from './store-error';
+
+export interface KeyDecisionConnection {
+  account_id: string;
+  provider: ProviderId;
+  status: ConnectionStatus;
+}
+
+/** Everything the per-key limiter needs to decide on a request (ARCHITECTURE "Request flow"). */
+export interface KeyDecisionRecord {
+  key_id: string;
+  customer_id: string;
+  status: ApiKeyStatus;
+  source: ApiKeySource;
+  /** The key's providers that its plan also allows (spec 5.1 rule 4). */
+  providers: ProviderId[];
+  /** The key's connections that exist and belong to its customer, in the key's order (spec 5.1 rules 1-3). */
+  account_ids: string[];
+  connections: KeyDecisionConnection[];
+  /** Normalised CIDRs; empty means no allowlist (spec 5.1 rule 5). */
+  ip_allowlist: string[];
+  plan: Plan;
+}
+
+type KeyFields = Pick<
+  ApiKeyDocument,
+  'key_id' | 'customer_id' | 'status' | 'source' | 'providers' | 'account_ids' | 'ip_allowlist'
+>;
+
+const HASH_PATTERN = /^[0-9a-f]{64}$/;
+
+/** Loads a key joined with its plan and connections, in three round trips over unique or prefix indexes. */
+export class KeyDecisionLoader {
+  private readonly keys: Model<ApiKeyDocument>;
+  private readonly customers: Model<CustomerDocument>;
+  private readonly plans: Model<Plan>;
+  private readonly connections: Model<ConnectionDocument>;
+
+  constructor(connection: Connection) {
+    this.keys = apiKeyModel(connection);
+    this.customers = customerModel(connection);
+    this.plans = planModel(connection);
+    this.connections = connectionModel(connection);
+  }
+
+  /**
+   * Null when no key has this hash. Revoked keys are returned (status tells the caller). Throws StoreError
+   * 'integrity' when the key's customer or plan is missing: that is a data fault, not a caller mistake.
+   */
+  async loadDecisionRecord(hash: string): Promise<KeyDecisionRecord | null> {
+    if (typeof hash !== 'string' || !HASH_PATTERN.test(hash)) return null;
+    const key = await this.keys
+      .findOne(
+        { hash },
+        { key_id: 1, customer_id: 1, status: 1, source: 1, providers: 1, account_ids: 1, ip_allowlist: 1 },
+      )
+      .lean<KeyFields>();
+    if (key === null) return null;
+
+    const [customer, connections] = await Promise.all([
+      this.customers.findOne({ customer_id: key.customer_id }, { plan: 1 }).lean<Pick<CustomerDocument, 'plan'>>(),
+      key.account_ids.length === 0
+        ? Promise.resolve([])
+        : this.connections
+            .find(
+              { customer_id: key.customer_id, account_id: { $in: key.account_ids } },
+              { account_id: 1, provider: 1, status: 1 },
+            )
+            .lean<Pick<ConnectionDocument, 'account_id' | 'provider' | 'status'>[]>(),
+    ]);
+    if (customer === null) throw new StoreError('integrity', `key ${key.key_id} has no customer ${key.customer_id}`);
+    const planDoc = await this.plans.findOne({ name: customer.plan }).lean<Plan>();
+    if (planDoc === null) throw new StoreError('integrity', `plan ${customer.plan} of ${key.customer_id} is missing`);
+    const plan = toPlan(planDoc);
+
+    const byAccount = new Map(connections.map((c) => [c.account_id, c]));
+    const ordered = key.account_ids.flatMap((id) => {
+      const found = byAccount.get(id);
+      return found === undefined
+        ? []
+        : [{ account_id: found.account_id, provider: found.provider, status: found.status }];
+    });
+    return {
+      key_id: key.key_id,
+      customer_id: key.customer_id,
+      status: key.status,
+      source: key.source,
+      providers: key.providers.filter((provider) => plan.providers.includes(provider)),
+      account_ids: ordered.map((c) => c.account_id),
+      connections: ordered,
+      ip_allowlist: [...key.ip_allowlist],
+      plan,
+    };
+  }
+}

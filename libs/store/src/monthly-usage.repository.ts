@@ -1,0 +1,101 @@
+import type { Connection, Model } from 'mongoose';
+import { documentLockFor, type DocumentLock } from './document-lock';
+import { monthlyUsageModel, type MonthlyUsageDocument } from './monthly-usage.model';
+import { StoreError, isDuplicateKeyError, requireString } from './store-error';
+
+export interface MonthlyUsageRecord {
+  key_id: string;
+  month: string;
+  used: number;
+  days: Record<string, number>;
+}
+
+const MONTH_PATTERN = /^\d{4}-(0[1-9]|1[0-2])$/;
+
+/** 'YYYY-MM' of an instant, in UTC (quota months are calendar months in UTC). */
+export function usageMonth(at: Date): string {
+  return at.toISOString().slice(0, 7);
+}
+
+/** 'DD' of an instant, in UTC. */
+export function usageDay(at: Date): string {
+  return at.toISOString().slice(8, 10);
+}
+
+export class MonthlyUsageRepository {
+  private readonly usage: Model<MonthlyUsageDocument>;
+  private readonly lock: DocumentLock;
+
+  constructor(connection: Connection) {
+    this.usage = monthlyUsageModel(connection);
+    this.lock = documentLockFor(connection);
+  }
+
+  /**
+   * Counts `n` requests of the key at `at` with one upsert ($inc of the month and the day). Returns the month
+   * after the change. Atomic on MongoDB; on FerretDB only the in-process document lock keeps concurrent adds
+   * from losing counts, which holds because one actor process owns a key's usage.
+   */
+  async add(keyId: string, at: Date, n = 1): Promise<MonthlyUsageRecord> {
+    requireString(keyId, 'key_id');
+    if (!(at instanceof Date) || Number.isNaN(at.getTime())) throw new StoreError('invalid_input', 'at must be a Date');
+    if (!Number.isSafeInteger(n) || n < 1) throw new StoreError('invalid_input', 'n must be a positive integer');
+    const month = usageMonth(at);
+    const update = { $inc: { used: n, [`days.${usageDay(at)}`]: n } };
+    const upsert = () =>
+      this.usage.findOneAndUpdate({ key_id: keyId, month }, update, { upsert: true, new: true }).lean();
+    const doc = await this.lock.run(`monthly_usage:${keyId}:${month}`, async () => {
+      try {
+        return await upsert();
+      } catch (error) {
+        // Two processes' first writes of a month can race on the unique index; the loser's retry finds it.
+        if (!isDuplicateKeyError(error)) throw error;
+        return upsert();
+      }
+    });
+    return toUsageRecord(doc, keyId, month);
+  }
+
+  /**
+   * Rotation keeps the month's count: the new key starts from the old key's total (spec 3 rotates a key, not a
+   * quota). Per-day counts stay with the old key, so a customer's daily sum counts nothing twice. Call it after the
+   * old key's owner acknowledged the revocation (its usage is flushed) and before the new secret is handed out.
+   */
+  async carryOver(fromKeyId: string, toKeyId: string, month: string): Promise<void> {
+    requireString(fromKeyId, 'key_id');
+    requireString(toKeyId, 'key_id');
+    const source = await this.usage.findOne({ key_id: fromKeyId, month }).lean();
+    if (!source || !source.used) return;
+    await this.lock.run(`monthly_usage:${toKeyId}:${month}`, () =>
+      this.usage.updateOne(
+        { key_id: toKeyId, month },
+        {
+          $setOnInsert: {
+            used: source.used,
+            reserved: source.used,
+            suggestions_used: source.suggestions_used ?? 0,
+            carried_over: source.used,
+            days: {},
+            epoch: 0,
+          },
+        },
+        { upsert: true },
+      ),
+    );
+  }
+
+  /** The key's usage in a month; zero when nothing was counted. */
+  async get(keyId: string, month: string): Promise<MonthlyUsageRecord> {
+    requireString(keyId, 'key_id');
+    if (typeof month !== 'string' || !MONTH_PATTERN.test(month)) {
+      throw new StoreError('invalid_input', 'month must be YYYY-MM');
+    }
+    const doc = await this.usage.findOne({ key_id: keyId, month }).lean();
+    return toUsageRecord(doc, keyId, month);
+  }
+}
+
+function toUsageRecord(doc: MonthlyUsageDocument | null, keyId: string, month: string): MonthlyUsageRecord {
+  if (doc === null) return { key_id: keyId, month, used: 0, days: {} };
+  return { key_id: doc.key_id, month: doc.month, used: doc.used, days: { ...doc.days } };
+}

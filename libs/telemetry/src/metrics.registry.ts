@@ -1,0 +1,128 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+
+/** Every metric of the gateway, process metrics included, starts with this, so one selector finds them all. */
+export const METRIC_PREFIX = 'gateway_';
+
+/**
+ * Latency buckets in seconds for a gateway whose answers range from a cached sub-millisecond lookup to a
+ * platform call of several seconds; the finer steps sit where the fast paths are.
+ */
+export const LATENCY_BUCKETS_SECONDS: readonly number[] = [
+  0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+];
+
+const METRIC_NAME = /^[a-z][a-z0-9_]*[a-z0-9]$/;
+
+export interface MetricDefinition<L extends string> {
+  /** Name after the `gateway_` prefix (which is added if missing), snake_case, with its unit or `_total`. */
+  name: string;
+  help: string;
+  labelNames?: readonly L[];
+}
+
+export interface HistogramDefinition<L extends string> extends MetricDefinition<L> {
+  /** Upper bounds in the metric's unit; defaults to LATENCY_BUCKETS_SECONDS. */
+  buckets?: readonly number[];
+}
+
+export type HttpRequestLabel = 'route' | 'method' | 'status_code';
+
+/**
+ * A registry for one service: default Node.js process metrics under `gateway_` and a `service` label on
+ * every series, so dashboards can tell the services apart even when they share a scrape job.
+ */
+export function createMetrics(service: string): Registry {
+  const registry = new Registry();
+  registry.setDefaultLabels({ service });
+  collectDefaultMetrics({ register: registry, prefix: METRIC_PREFIX });
+  return registry;
+}
+
+function fullName(name: string, kind: string): string {
+  const full = name.startsWith(METRIC_PREFIX) ? name : `${METRIC_PREFIX}${name}`;
+  if (!METRIC_NAME.test(full)) {
+    throw new Error(`${kind} name "${full}" is not snake_case ([a-z0-9_], starting with a letter)`);
+  }
+  return full;
+}
+
+/**
+ * The registered metric of that name, if any. Creating a metric twice returns the first one instead of
+ * throwing, so a module that defines its metrics can be instantiated more than once (tests, several servers).
+ */
+function existing<M>(registry: Registry, name: string, type: abstract new (...args: never[]) => M): M | undefined {
+  const metric = registry.getSingleMetric(name);
+  if (metric === undefined) return undefined;
+  if (!(metric instanceof type)) throw new Error(`metric "${name}" is already registered with another type`);
+  return metric;
+}
+
+/** A counter named `gateway_<name>`; counter names end in `_total` (Prometheus and OpenMetrics convention). */
+export function createCounter<L extends string = never>(
+  registry: Registry,
+  definition: MetricDefinition<L>,
+): Counter<L> {
+  const name = fullName(definition.name, 'counter');
+  if (!name.endsWith('_total')) throw new Error(`counter name "${name}" must end in _total`);
+  return (
+    existing<Counter<L>>(registry, name, Counter) ??
+    new Counter<L>({
+      name,
+      help: definition.help,
+      labelNames: definition.labelNames ?? [],
+      registers: [registry],
+    })
+  );
+}
+
+/** A histogram named `gateway_<name>`, in seconds with the latency buckets unless told otherwise. */
+export function createHistogram<L extends string = never>(
+  registry: Registry,
+  definition: HistogramDefinition<L>,
+): Histogram<L> {
+  const name = fullName(definition.name, 'histogram');
+  return (
+    existing<Histogram<L>>(registry, name, Histogram) ??
+    new Histogram<L>({
+      name,
+      help: definition.help,
+      labelNames: definition.labelNames ?? [],
+      buckets: [...(definition.buckets ?? LATENCY_BUCKETS_SECONDS)],
+      registers: [registry],
+    })
+  );
+}
+
+/**
+ * `gateway_http_request_duration_seconds{route,method,status_code}`. `route` is the route template
+ * (`/v1/reports/:id`), never the raw path: raw paths carry ids (unbounded series) and sometimes credentials.
+ */
+export function httpRequestDuration(registry: Registry): Histogram<HttpRequestLabel> {
+  return createHistogram<HttpRequestLabel>(registry, {
+    name: 'http_request_duration_seconds',
+    help: 'Time from receiving an HTTP request to finishing its response, by route template, method and status.',
+    labelNames: ['route', 'method', 'status_code'],
+  });
+}
+
+/**
+ * Serves the registry in the Prometheus text format. A plain node:http handler, so it mounts as is under
+ * Express (`app.get('/metrics', metricsHandler(registry))`) or behind a path check in a bare server.
+ */
+export function metricsHandler(registry: Registry): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    registry.metrics().then(
+      (body) => {
+        res.statusCode = 200;
+        res.setHeader('Content-Type', registry.contentType);
+        res.end(req.method === 'HEAD' ? undefined : body);
+      },
+      (error: unknown) => {
+        res.statusCode = 500;
+        res.setHeader('Content-Type', 'text/plain; charset=utf-8');
+        res.end(`metrics collection failed: ${error instanceof Error ? error.message : String(error)}\n`);
+      },
+    );
+  };
+}

@@ -1,0 +1,65 @@
+import type { IncomingMessage } from 'node:http';
+import { getNodeAutoInstrumentations } from '@opentelemetry/auto-instrumentations-node';
+import { NodeSDK } from '@opentelemetry/sdk-node';
+import type { TelemetryPlan } from './otel-env.config';
+import { redactUrl, SECRET_QUERY_PARAMS } from './safe-attributes';
+import { registerRunningTelemetry } from './telemetry.lifecycle';
+
+/** Probes and scrapes arrive every few seconds and would bury the requests worth reading. */
+const UNTRACED_PATHS = new Set(['/metrics', '/healthz', '/readyz', '/livez']);
+
+function isProbe(req: IncomingMessage): boolean {
+  const url = req.url ?? '';
+  const queryStart = url.indexOf('?');
+  return UNTRACED_PATHS.has(queryStart === -1 ? url : url.slice(0, queryStart));
+}
+
+function instrumentations(plan: TelemetryPlan) {
+  // Spans per file read, DNS lookup and socket add volume, not insight; an explicit
+  // OTEL_NODE_ENABLED_INSTRUMENTATIONS list still turns them on (a programmatic `enabled` would win over it).
+  const quiet = plan.instrumentationsFromEnv
+    ? {}
+    : {
+        '@opentelemetry/instrumentation-fs': { enabled: false },
+        '@opentelemetry/instrumentation-dns': { enabled: false },
+        '@opentelemetry/instrumentation-net': { enabled: false },
+      };
+  return getNodeAutoInstrumentations({
+    ...quiet,
+    '@opentelemetry/instrumentation-http': {
+      // Platform APIs take access_token/key in the query string; it must not reach url.full or url.query.
+      redactedQueryParams: [...SECRET_QUERY_PARAMS],
+      redactedQueryParamsServer: [...SECRET_QUERY_PARAMS],
+      ignoreIncomingRequestHook: isProbe,
+    },
+    '@opentelemetry/instrumentation-undici': {
+      // fetch() spans record the full URL without redaction; these attributes replace it before the start.
+      startSpanHook(request) {
+        if (!request.path.includes('?')) return {};
+        const full = redactUrl(new URL(request.path, request.origin).toString());
+        return { 'url.full': full, 'url.query': full.slice(full.indexOf('?')) };
+      },
+    },
+    '@opentelemetry/instrumentation-pino': {
+      // createLogger() already writes trace_id/span_id; sending goes through a second pino stream that
+      // re-parses every line, so it is on only when logs are exported.
+      disableLogCorrelation: true,
+      disableLogSending: !plan.logs,
+    },
+  });
+}
+
+/**
+ * Starts the NodeSDK, configured by the standard OTEL_* variables, with the plan's signals switched off
+ * explicitly (an empty list of processors or readers is the SDK's `none`).
+ */
+export function startTelemetry(plan: TelemetryPlan): void {
+  const sdk = new NodeSDK({
+    instrumentations: instrumentations(plan),
+    ...(plan.traces ? {} : { spanProcessors: [] }),
+    ...(plan.metrics ? {} : { metricReaders: [] }),
+    ...(plan.logs ? {} : { logRecordProcessors: [] }),
+  });
+  sdk.start();
+  registerRunningTelemetry(() => sdk.shutdown());
+}

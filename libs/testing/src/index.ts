@@ -1,0 +1,11 @@
+export { freePort } from './free-port';
+export { ensureNats, probeNats, DEFAULT_NATS_URL } from './nats.infra';
+export type { EnsureNatsOptions, NatsHandle } from './nats.infra';
+export { ensureMongo, pingMongo } from './mongo.infra';
+export type { EnsureMongoOptions, MongoHandle } from './mongo.infra';
+export { uniqueDatabaseUri, databaseNameOf, redactUri } from './connection-uri';
+export { startService } from './service.launcher';
+export type { StartServiceOptions, RunningService } from './service.launcher';
+export type { ExitInfo } from './child-process';
+export { InfraUnavailableError, ServiceStartError } from './infra.error';
+export { repoRoot, toolsBinDir } from './repo-paths';

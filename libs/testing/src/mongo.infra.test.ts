@@ -1,0 +1,99 @@
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from './free-port';
+import { InfraUnavailableError } from './infra.error';
+import { ensureMongo, pingMongo, type MongoHandle } from './mongo.infra';
+import { findOnPath, toolsBinDir } from './repo-paths';
+
+jest.setTimeout(60_000);
+
+const hasFerretdb = findOnPath('ferretdb', { PATH: toolsBinDir() }) !== undefined;
+
+describe('ensureMongo', () => {
+  let emptyTools: string;
+
+  beforeAll(async () => {
+    emptyTools = await mkdtemp(join(tmpdir(), 'mongo-infra-tools-'));
+  });
+
+  afterAll(async () => {
+    await rm(emptyTools, { recursive: true, force: true });
+  });
+
+  (hasFerretdb ? describe : describe.skip)('with the FerretDB of .tools/bin', () => {
+    let started: MongoHandle;
+    let dataDir: string;
+
+    beforeAll(async () => {
+      dataDir = await mkdtemp(join(tmpdir(), 'mongo-infra-test-'));
+      started = await ensureMongo({ env: { PATH: process.env.PATH }, dataDir });
+    });
+
+    afterAll(async () => {
+      await started?.stop();
+      await rm(dataDir, { recursive: true, force: true });
+    });
+
+    it('starts FerretDB on a free loopback port with its SQLite files in the given directory', async () => {
+      expect(started.started).toBe(true);
+      expect(started.uri).toMatch(/^mongodb:\/\/127\.0\.0\.1:\d+\/$/);
+      await expect(pingMongo(started.uri)).resolves.toEqual({ ok: true });
+      expect(await readdir(dataDir)).toContain('state.json');
+    });
+
+    it('attaches to MONGODB_URI when it is set and leaves that server running on stop', async () => {
+      const attached = await ensureMongo({ env: { MONGODB_URI: started.uri } });
+
+      expect(attached).toMatchObject({ uri: started.uri, started: false });
+      await attached.stop();
+      await expect(pingMongo(started.uri)).resolves.toEqual({ ok: true });
+    });
+
+    it('stops the FerretDB it started and keeps a data directory it was given', async () => {
+      const ownDir = await mkdtemp(join(tmpdir(), 'mongo-infra-own-'));
+      const own = await ensureMongo({ env: { PATH: process.env.PATH }, dataDir: ownDir });
+
+      await own.stop();
+
+      await expect(pingMongo(own.uri, 500)).resolves.toMatchObject({ ok: false });
+      expect(await readdir(ownDir)).toContain('state.json');
+      await rm(ownDir, { recursive: true, force: true });
+    });
+  });
+
+  it('says what is wrong when MONGODB_URI does not answer', async () => {
+    const uri = `mongodb://127.0.0.1:${await freePort()}/`;
+
+    const error = await ensureMongo({ env: { MONGODB_URI: uri } }).catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(InfraUnavailableError);
+    expect((error as Error).message).toContain(`MONGODB_URI=${uri} does not answer a ping`);
+  });
+
+  it('explains how to provide a database when FerretDB is missing and building is off', async () => {
+    const error = await ensureMongo({ env: { GATEWAY_TOOLS_DIR: emptyTools }, install: false }).catch(
+      (e: unknown) => e,
+    );
+
+    expect(error).toBeInstanceOf(InfraUnavailableError);
+    expect((error as Error).message).toMatch(
+      /no FerretDB binary at .*Run scripts\/tools\/install\.sh .*set MONGODB_URI/,
+    );
+  });
+
+  // Only meaningful where Go lives outside /usr/bin:/bin; elsewhere this would start a real build.
+  const goOnMinimalPath = findOnPath('go', { PATH: '/usr/bin:/bin' }) !== undefined;
+  (goOnMinimalPath ? it.skip : it)(
+    'explains how to provide a database when Go is missing to build FerretDB',
+    async () => {
+      const error = await ensureMongo({ env: { PATH: '/usr/bin:/bin', GATEWAY_TOOLS_DIR: emptyTools } }).catch(
+        (e: unknown) => e,
+      );
+
+      expect(error).toBeInstanceOf(InfraUnavailableError);
+      expect((error as Error).message).toMatch(/FerretDB could not be built by scripts\/tools\/install\.sh/);
+      expect((error as Error).message).toMatch(/install Go >= 1\.22 .* or set MONGODB_URI/);
+    },
+  );
+});

@@ -1,0 +1,43 @@
+import { startStack } from './stack';
+
+/** `npm start`: the whole gateway on this machine, until Ctrl-C. */
+async function main(): Promise<void> {
+  const log = (message: string) => console.log(`[stack] ${message}`);
+  const stack = await startStack({ log, ports: process.env.STACK_PORTS === 'ephemeral' ? 'ephemeral' : 'fixed' });
+  const { urls, demo } = stack.info;
+  console.log(`
+Data gateway is running.
+
+  REST gateway   ${urls.rest}
+  Sandbox        ${urls.sandbox}   (the platforms' stand-in)
+  Metrics        ${urls.edge_metrics}  ${urls.quota_actor_metrics}  ${urls.provider_proxy_metrics}
+
+  Demo key       ${demo.api_key}
+  Account ids    ${demo.account_ids.join(', ')}
+
+  Try:  curl -H 'X-API-Key: ${demo.api_key}' ${urls.rest}/v1/me
+        curl -H 'X-API-Key: ${demo.api_key}' '${urls.rest}/v1/video-ads/v1.3/oauth2/advertiser/get/'
+
+  Logs in .local/logs/, addresses in .local/stack.json. Ctrl-C stops everything.
+`);
+  let stopping = false;
+  const shutdown = () => {
+    if (stopping) return;
+    stopping = true;
+    log('stopping');
+    stack.stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        console.error(error);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGINT', shutdown);
+  process.on('SIGTERM', shutdown);
+}
+
+main().catch((error: unknown) => {
+  console.error(`[stack] could not start: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

@@ -1,0 +1,151 @@
+import { CredentialCipher, openStore } from '@gateway/store';
+import { ensureMongo, ensureNats, repoRoot, startService, type RunningService } from '@gateway/testing';
+import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync, type WriteStream } from 'node:fs';
+import { join } from 'node:path';
+import { seedDemo, type DemoIdentity } from './demo-seed';
+import { loadOrCreateSecrets } from './local-secrets';
+
+export interface StackOptions {
+  /** Where FerretDB data, secrets, logs and stack.json live; default <repo>/.local. */
+  localDir?: string;
+  /** fixed: the documented ports (REST 8080, ...); ephemeral: every listener on a free port (tests). */
+  ports?: 'fixed' | 'ephemeral';
+  env?: NodeJS.ProcessEnv;
+  log?: (message: string) => void;
+}
+
+export interface StackInfo {
+  urls: Record<string, string>;
+  demo: DemoIdentity;
+  infra: { nats: string; mongodb: string };
+}
+
+export interface RunningStack {
+  info: StackInfo;
+  services: Map<string, RunningService>;
+  stop(): Promise<void>;
+}
+
+const FIXED_PORTS = {
+  sandbox: { PORT: '8090' },
+  'provider-proxy': { GRPC_PORT: '50051', HTTP_PORT: '9465' },
+  'quota-actor': { HTTP_PORT: '9464' },
+  'edge-auth': { PORT: '8080' },
+} as const;
+
+type ServiceName = keyof typeof FIXED_PORTS;
+
+/**
+ * Brings the whole system up on one machine (ARCHITECTURE.md, "Local stack"): NATS and a MongoDB-wire server
+ * (found or started), the platform sandbox, every service, and a seeded demo customer. Writes stack.json.
+ */
+export async function startStack(options: StackOptions = {}): Promise<RunningStack> {
+  const env = options.env ?? process.env;
+  const log = options.log ?? (() => undefined);
+  const localDir = options.localDir ?? join(repoRoot(), '.local');
+  const ephemeral = options.ports === 'ephemeral';
+  mkdirSync(join(localDir, 'logs'), { recursive: true });
+
+  const secrets = loadOrCreateSecrets(join(localDir, 'secrets.json'));
+  const nats = await ensureNats({ env, log, dataDir: join(localDir, 'nats') });
+  const mongo = await ensureMongo({ env, log, dataDir: join(localDir, 'ferretdb') });
+  const mongoUri = withDatabase(mongo.uri, env.STACK_DATABASE ?? 'gateway');
+  const services = new Map<string, RunningService>();
+  const logs: WriteStream[] = [];
+
+  const stop = async () => {
+    for (const name of [...services.keys()].reverse()) await services.get(name)!.stop();
+    services.clear();
+    for (const stream of logs) stream.end();
+    await mongo.stop();
+    await nats.stop();
+  };
+
+  const launch = async (name: ServiceName, serviceEnv: Record<string, string>, listeners: string[]) => {
+    const logFile = createWriteStream(join(localDir, 'logs', `${name}.log`), { flags: 'a' });
+    logs.push(logFile);
+    const ports = ephemeral ? zeroed(FIXED_PORTS[name]) : FIXED_PORTS[name];
+    const service = await startService(
+      name === 'sandbox' ? 'platform-sandbox' : name,
+      { NODE_ENV: 'development', LOG_LEVEL: env.LOG_LEVEL ?? 'info', ...ports, ...serviceEnv },
+      { listeners, baseEnv: env, onLine: (line) => logFile.write(`${line}\n`), timeoutMs: 60_000 },
+    );
+    services.set(name, service);
+    log(`${name} is up: ${Object.values(service.urls).join(' ')}`);
+    return service;
+  };
+
+  try {
+    // A local stack also serves load tests: its app may make far more calls than the platform's Premium tier.
+    const appQps = env.STACK_PLATFORM_QPS ?? '5000';
+    const sandbox = await launch(
+      'sandbox',
+      { SANDBOX_APP_ID: secrets.videoAdsAppId, SANDBOX_APP_SECRET: secrets.videoAdsAppSecret, SANDBOX_APP_QPS: appQps },
+      [],
+    );
+    const proxy = await launch(
+      'provider-proxy',
+      {
+        MONGODB_URI: mongoUri,
+        CREDENTIALS_ENCRYPTION_KEYS: secrets.credentialsKeys,
+        CREDENTIALS_ACTIVE_KEY_ID: secrets.credentialsActiveKeyId,
+        VIDEO_ADS_BASE_URL: sandbox.url,
+        VIDEO_ADS_APP_ID: secrets.videoAdsAppId,
+        VIDEO_ADS_APP_SECRET: secrets.videoAdsAppSecret,
+        VIDEO_ADS_APP_QPS: appQps,
+      },
+      ['grpc', 'http'],
+    );
+    const actor = await launch('quota-actor', { MONGODB_URI: mongoUri, NATS_URL: nats.url }, ['http']);
+    const edge = await launch(
+      'edge-auth',
+      { NATS_URL: nats.url, PROVIDER_PROXY_ADDRESS: new URL(proxy.urls.grpc!).host },
+      ['http'],
+    );
+
+    const statePath = join(localDir, 'stack.json');
+    const previous = existsSync(statePath)
+      ? (JSON.parse(readFileSync(statePath, 'utf8')) as Partial<StackInfo>).demo
+      : undefined;
+    const cipher = CredentialCipher.fromEnv(secrets.credentialsKeys, secrets.credentialsActiveKeyId);
+    const store = await openStore(mongoUri, { cipher });
+    let demo: DemoIdentity;
+    try {
+      demo = await seedDemo(
+        store,
+        { baseUrl: sandbox.url, appId: secrets.videoAdsAppId, secret: secrets.videoAdsAppSecret },
+        previous,
+      );
+    } finally {
+      await store.close();
+    }
+
+    const info: StackInfo = {
+      urls: {
+        rest: edge.url,
+        sandbox: sandbox.url,
+        provider_proxy_grpc: proxy.urls.grpc!,
+        provider_proxy_metrics: `${proxy.urls.http}/metrics`,
+        quota_actor_metrics: `${actor.url}/metrics`,
+        edge_metrics: `${edge.url}/metrics`,
+      },
+      demo,
+      infra: { nats: nats.url, mongodb: mongoUri },
+    };
+    writeFileSync(statePath, JSON.stringify(info, null, 2), { mode: 0o600 });
+    return { info, services, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+function zeroed<T extends Record<string, string>>(ports: T): T {
+  return Object.fromEntries(Object.keys(ports).map((key) => [key, '0'])) as T;
+}
+
+function withDatabase(uri: string, database: string): string {
+  const url = new URL(uri);
+  url.pathname = `/${database}`;
+  return url.toString();
+}

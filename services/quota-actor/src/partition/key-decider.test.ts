@@ -1,0 +1,167 @@
+import type { DecisionRequest } from '@gateway/decisions';
+import { DEFAULT_PLANS, type KeyDecisionRecord } from '@gateway/store';
+import { UsageCounter } from '../limits/usage-counter';
+import { decideForKey, type UsageAccess } from './key-decider';
+import { buildKeyEntry, type KeyEntry } from './key-entry';
+
+const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
+
+function record(overrides: Partial<KeyDecisionRecord> = {}): KeyDecisionRecord {
+  return {
+    key_id: 'dg_live_abcdefgh',
+    customer_id: 'cus_1',
+    status: 'active',
+    source: 'portal',
+    providers: ['video-ads', 'marketplace'],
+    account_ids: ['acct_a'],
+    connections: [{ account_id: 'acct_a', provider: 'video-ads', status: 'active' }],
+    ip_allowlist: [],
+    plan: { ...DEFAULT_PLANS.trial, rate_limit_rps: 1000, rate_burst: 1000, monthly_quota: 3 },
+    ...overrides,
+  };
+}
+
+/** A ledger in memory: reservations are granted up to the quota. */
+function memoryUsage(initialUsed = 0): UsageAccess & { reserveCalls: number } {
+  const access = {
+    reserveCalls: 0,
+    async open(entry: KeyEntry, month: string) {
+      entry.usage = new UsageCounter(month, { used: initialUsed, reserved: initialUsed, suggestionsUsed: 0 });
+      return entry.usage;
+    },
+    async reserve(entry: KeyEntry, usage: UsageCounter, want: number) {
+      access.reserveCalls++;
+      const next = Math.min(entry.record!.plan.monthly_quota, usage.reserved + want);
+      const grew = next > usage.reserved;
+      usage.reserved = next;
+      return grew;
+    },
+  };
+  return access;
+}
+
+const forward = (overrides: Partial<DecisionRequest> = {}): DecisionRequest => ({
+  keyHash: 'h',
+  ip: '127.0.0.1',
+  intent: 'forward',
+  provider: 'video-ads',
+  pathAllowed: true,
+  ...overrides,
+});
+
+async function decide(rec: KeyDecisionRecord | null, request: DecisionRequest, usage = memoryUsage()) {
+  return decideForKey(buildKeyEntry('h', rec, NOW), request, NOW, usage);
+}
+
+describe('key decider', () => {
+  it('admits a key with one connection without X-Account-Id and names that connection (spec 5.1 rule 1)', async () => {
+    expect(await decide(record(), forward())).toMatchObject({ ok: true, accountId: 'acct_a' });
+  });
+
+  it('refuses unknown and revoked keys', async () => {
+    expect(await decide(null, forward())).toMatchObject({ ok: false, code: 'invalid_api_key' });
+    expect(await decide(record({ status: 'revoked' }), forward())).toMatchObject({ ok: false, code: 'key_revoked' });
+  });
+
+  it('checks the IP allowlist before anything counts (spec 5.1 rule 5)', async () => {
+    const rec = record({ ip_allowlist: ['10.0.0.0/8', '2001:db8::/32'] });
+    expect(await decide(rec, forward({ ip: '127.0.0.1' }))).toMatchObject({ code: 'ip_not_allowed' });
+    expect(await decide(rec, forward({ ip: '10.1.2.3' }))).toMatchObject({ ok: true });
+    expect(await decide(rec, forward({ ip: '2001:db8::7' }))).toMatchObject({ ok: true });
+  });
+
+  it('refuses a provider outside the key providers (spec 5.1 rule 4)', async () => {
+    expect(await decide(record(), forward({ provider: 'search-ads' }))).toMatchObject({ code: 'provider_not_in_plan' });
+  });
+
+  it('refuses a path off the allowlist before looking at accounts', async () => {
+    const several = record({
+      account_ids: ['acct_a', 'acct_b'],
+      connections: [
+        { account_id: 'acct_a', provider: 'video-ads', status: 'active' },
+        { account_id: 'acct_b', provider: 'video-ads', status: 'active' },
+      ],
+    });
+    expect(await decide(several, forward({ pathAllowed: false }))).toMatchObject({ code: 'path_not_allowed' });
+    expect(await decide(several, forward())).toMatchObject({ code: 'missing_account_id' });
+    expect(await decide(several, forward({ accountId: 'acct_b' }))).toMatchObject({ ok: true, accountId: 'acct_b' });
+  });
+
+  it('refuses an account that is not the key connection, or of another provider (spec 5.1 rule 3)', async () => {
+    const mixed = record({
+      account_ids: ['acct_a', 'acct_m'],
+      connections: [
+        { account_id: 'acct_a', provider: 'video-ads', status: 'active' },
+        { account_id: 'acct_m', provider: 'marketplace', status: 'active' },
+      ],
+    });
+    expect(await decide(mixed, forward({ accountId: 'acct_zzz' }))).toMatchObject({ code: 'account_not_allowed' });
+    expect(await decide(mixed, forward({ accountId: 'acct_m' }))).toMatchObject({ code: 'account_not_allowed' });
+  });
+
+  it('never admits beyond the quota in block mode and says when it resets', async () => {
+    const entry = buildKeyEntry('h', record(), NOW);
+    const usage = memoryUsage();
+    const verdicts = [];
+    for (let i = 0; i < 5; i++) verdicts.push(await decideForKey(entry, forward(), NOW + i, usage));
+    expect(verdicts.map((v) => (v.ok ? 'ok' : v.code))).toEqual(['ok', 'ok', 'ok', 'quota_exceeded', 'quota_exceeded']);
+    const refused = verdicts[3]!;
+    expect(!refused.ok && refused.retryAfterSeconds).toBe(Math.ceil((Date.UTC(2026, 11, 1) - (NOW + 3)) / 1000));
+  });
+
+  it('admits beyond the quota in metered mode and reports the overage', async () => {
+    const rec = record({ plan: { ...record().plan, overage_mode: 'metered' } });
+    const entry = buildKeyEntry('h', rec, NOW);
+    const usage = memoryUsage(3);
+    const verdict = await decideForKey(entry, forward(), NOW, usage);
+    expect(verdict).toMatchObject({ ok: true, quota: { used: 4, remaining: 0, overageMode: 'metered' } });
+    expect(usage.reserveCalls).toBe(0);
+  });
+
+  it('describes the key with exactly the fields of spec 2.3 and does not count it', async () => {
+    const entry = buildKeyEntry('h', record(), NOW);
+    const usage = memoryUsage(2);
+    const verdict = await decideForKey(entry, { keyHash: 'h', ip: '127.0.0.1', intent: 'describe' }, NOW, usage);
+    expect(verdict.ok && Object.keys(verdict.description!).sort()).toEqual(
+      [
+        'accounts',
+        'connections',
+        'customer_id',
+        'key_id',
+        'monthly_quota',
+        'overage_mode',
+        'plan',
+        'providers',
+        'quota_used',
+        'rate_limit_rps',
+      ].sort(),
+    );
+    expect(verdict.ok && verdict.description!.quota_used).toBe(2);
+    expect(entry.usage!.used).toBe(2);
+  });
+
+  it('rate-limits every request of a valid key, including the ones it then refuses', async () => {
+    const rec = record({ plan: { ...record().plan, rate_limit_rps: 1, rate_burst: 2, monthly_quota: 100 } });
+    const entry = buildKeyEntry('h', rec, NOW);
+    const usage = memoryUsage();
+    const first = await decideForKey(entry, forward({ pathAllowed: false }), NOW, usage);
+    const second = await decideForKey(entry, { keyHash: 'h', ip: '127.0.0.1', intent: 'describe' }, NOW, usage);
+    const third = await decideForKey(entry, forward(), NOW, usage);
+    expect([first, second, third].map((v) => (v.ok ? 'ok' : v.code))).toEqual([
+      'path_not_allowed',
+      'ok',
+      'rate_limited',
+    ]);
+    expect(!third.ok && third.retryAfterSeconds).toBe(1);
+    expect(entry.usage!.used).toBe(0);
+  });
+
+  it('grants AI suggestions while the monthly allowance lasts', async () => {
+    const rec = record({ plan: { ...record().plan, suggestion_allowance: 1 } });
+    const entry = buildKeyEntry('h', rec, NOW);
+    const usage = memoryUsage();
+    const suggest: DecisionRequest = { keyHash: 'h', ip: '127.0.0.1', intent: 'suggest' };
+    expect(await decideForKey(entry, suggest, NOW, usage)).toMatchObject({ suggestions: { granted: true, used: 1 } });
+    expect(await decideForKey(entry, suggest, NOW, usage)).toMatchObject({ suggestions: { granted: false, used: 1 } });
+  });
+});

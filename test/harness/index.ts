@@ -1,0 +1,57 @@
+import { basename } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { startService, uniqueDatabaseUri, type RunningService, type StartServiceOptions } from '@gateway/testing';
+
+function fromSetup(name: 'TEST_NATS_URL' | 'TEST_MONGODB_URI'): string {
+  const value = process.env[name];
+  if (!value) {
+    throw new Error(
+      `${name} is not set: integration tests get it from test/global-setup.ts; run them with ` +
+        '`npx jest --selectProjects integration <path>`.',
+    );
+  }
+  return value;
+}
+
+/** The NATS server (JetStream enabled) global setup found or started. */
+export function testNatsUrl(): string {
+  return fromSetup('TEST_NATS_URL');
+}
+
+/** The MongoDB-wire server global setup found or started, without a database name. */
+export function testMongoUri(): string {
+  return fromSetup('TEST_MONGODB_URI');
+}
+
+/**
+ * A database of its own for the calling test file (named after the file unless `prefix` is given), so
+ * files running in parallel workers never see each other's documents.
+ */
+export function testDatabaseUri(prefix?: string): string {
+  const testPath = expect.getState().testPath;
+  return uniqueDatabaseUri(testMongoUri(), prefix ?? (testPath ? basename(testPath, '.test.ts') : 'test'));
+}
+
+/**
+ * `<prefix>_<random>` from [A-Za-z0-9_], valid as a NATS subject token, a KV bucket or stream name, so tests
+ * sharing one NATS server do not collide.
+ */
+export function uniqueName(prefix: string): string {
+  return `${prefix.replace(/[^A-Za-z0-9_]+/g, '_')}_${randomBytes(5).toString('hex')}`;
+}
+
+/**
+ * startService() wired to the test infrastructure: NATS_URL is the shared server and MONGODB_URI a database
+ * of its own, unless `env` says otherwise. The caller stops it (usually in afterAll).
+ */
+export function startTestService(
+  name: string,
+  env: NodeJS.ProcessEnv = {},
+  options?: StartServiceOptions,
+): Promise<RunningService> {
+  return startService(
+    name,
+    { NATS_URL: testNatsUrl(), MONGODB_URI: testDatabaseUri(name), LOG_LEVEL: 'info', ...env },
+    options,
+  );
+}
