@@ -9,3 +9,7 @@ export type { StartServiceOptions, RunningService } from './service.launcher';
 export type { ExitInfo } from './child-process';
 export { InfraUnavailableError, ServiceStartError } from './infra.error';
 export { repoRoot, toolsBinDir } from './repo-paths';
+export { startGatewayCluster } from './gateway-cluster';
+export type { GatewayCluster, GatewayClusterOptions, ClusterSecrets } from './gateway-cluster';
+export { GatewayFixtures } from './gateway-fixtures';
+export type { SandboxRequest } from './gateway-fixtures';

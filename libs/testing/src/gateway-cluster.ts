@@ -1,0 +1,149 @@
+import { randomBytes } from 'node:crypto';
+import { startService, type RunningService } from './service.launcher';
+
+export interface GatewayClusterOptions {
+  /** MongoDB URI including the database the cluster uses. */
+  mongoUri: string;
+  natsUrl: string;
+  edges?: number;
+  actors?: number;
+  sandboxEnv?: Record<string, string>;
+  proxyEnv?: Record<string, string>;
+  actorEnv?: Record<string, string>;
+  edgeEnv?: Record<string, string>;
+  /** development or test; test and development both open the sandbox's control routes. */
+  nodeEnv?: string;
+  onLine?: (service: string, line: string) => void;
+}
+
+/** The platform app and keyring the cluster's processes share. */
+export interface ClusterSecrets {
+  appId: string;
+  appSecret: string;
+  credentialsKeys: string;
+  credentialsActiveKeyId: string;
+}
+
+export interface GatewayCluster {
+  sandbox: RunningService;
+  proxy: RunningService;
+  actors: RunningService[];
+  edges: RunningService[];
+  secrets: ClusterSecrets;
+  /** PARTITIONS, SUBJECT_PREFIX and KV bucket names shared by this cluster's edges and actors only. */
+  sharedEnv: Record<string, string>;
+  startActor(extraEnv?: Record<string, string>): Promise<RunningService>;
+  startEdge(extraEnv?: Record<string, string>): Promise<RunningService>;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a complete gateway as real processes on loopback: the platform sandbox, provider-proxy, quota-actor(s)
+ * and edge-auth(s), isolated from other clusters on the same NATS server by its own subject prefix and buckets.
+ */
+export async function startGatewayCluster(options: GatewayClusterOptions): Promise<GatewayCluster> {
+  const tag = randomBytes(4).toString('hex');
+  const secrets: ClusterSecrets = {
+    appId: `7${BigInt(`0x${randomBytes(7).toString('hex')}`)
+      .toString()
+      .padStart(17, '1')
+      .slice(0, 17)}`,
+    appSecret: randomBytes(20).toString('hex'),
+    credentialsKeys: `k${tag}:${randomBytes(32).toString('base64')}`,
+    credentialsActiveKeyId: `k${tag}`,
+  };
+  const sharedEnv = {
+    PARTITIONS: '16',
+    SUBJECT_PREFIX: `gwt${tag}`,
+    LEASE_BUCKET: `gwt_${tag}_leases`,
+    MEMBERS_BUCKET: `gwt_${tag}_members`,
+  };
+  const nodeEnv = options.nodeEnv ?? 'test';
+  const started: RunningService[] = [];
+  const launch = async (name: string, env: Record<string, string>, listeners: string[]) => {
+    const service = await startService(
+      name,
+      { NODE_ENV: nodeEnv, LOG_LEVEL: 'warn', ...env },
+      { listeners, timeoutMs: 60_000, ...(options.onLine ? { onLine: (line) => options.onLine!(name, line) } : {}) },
+    );
+    started.push(service);
+    return service;
+  };
+
+  const actors: RunningService[] = [];
+  const edges: RunningService[] = [];
+  try {
+    const sandbox = await launch(
+      'platform-sandbox',
+      {
+        SANDBOX_APP_ID: secrets.appId,
+        SANDBOX_APP_SECRET: secrets.appSecret,
+        SANDBOX_APP_QPS: '0',
+        ...options.sandboxEnv,
+      },
+      [],
+    );
+    const proxy = await launch(
+      'provider-proxy',
+      {
+        MONGODB_URI: options.mongoUri,
+        CREDENTIALS_ENCRYPTION_KEYS: secrets.credentialsKeys,
+        CREDENTIALS_ACTIVE_KEY_ID: secrets.credentialsActiveKeyId,
+        VIDEO_ADS_BASE_URL: sandbox.url,
+        VIDEO_ADS_APP_ID: secrets.appId,
+        VIDEO_ADS_APP_SECRET: secrets.appSecret,
+        VIDEO_ADS_APP_QPS: '0',
+        ...options.proxyEnv,
+      },
+      ['grpc', 'http'],
+    );
+    const cluster: GatewayCluster = {
+      sandbox,
+      proxy,
+      actors,
+      edges,
+      secrets,
+      sharedEnv,
+      async startActor(extraEnv = {}) {
+        const actor = await launch(
+          'quota-actor',
+          {
+            MONGODB_URI: options.mongoUri,
+            NATS_URL: options.natsUrl,
+            HTTP_PORT: '0',
+            ...sharedEnv,
+            ...options.actorEnv,
+            ...extraEnv,
+          },
+          ['http'],
+        );
+        actors.push(actor);
+        return actor;
+      },
+      async startEdge(extraEnv = {}) {
+        const edge = await launch(
+          'edge-auth',
+          {
+            NATS_URL: options.natsUrl,
+            PROVIDER_PROXY_ADDRESS: new URL(proxy.urls.grpc!).host,
+            ...sharedEnv,
+            ...options.edgeEnv,
+            ...extraEnv,
+          },
+          ['http'],
+        );
+        edges.push(edge);
+        return edge;
+      },
+      async stop() {
+        for (const service of [...started].reverse()) await service.stop();
+      },
+    };
+    for (let i = 0; i < (options.actors ?? 1); i++) await cluster.startActor();
+    for (let i = 0; i < (options.edges ?? 1); i++) await cluster.startEdge();
+    return cluster;
+  } catch (error) {
+    for (const service of [...started].reverse()) await service.stop();
+    throw error;
+  }
+}

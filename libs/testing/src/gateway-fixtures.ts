@@ -1,0 +1,132 @@
+import { DecisionClient, KeyLifecycle } from '@gateway/decisions';
+import {
+  CredentialCipher,
+  DEFAULT_PLANS,
+  openStore,
+  type ApiKeyRecord,
+  type CustomerRecord,
+  type Plan,
+  type PlanName,
+  type ProviderId,
+  type Store,
+} from '@gateway/store';
+import { randomBytes } from 'node:crypto';
+import { connect, type NatsConnection } from 'nats';
+import type { GatewayCluster } from './gateway-cluster';
+
+export interface SandboxRequest {
+  seq: number;
+  method: string;
+  path: string;
+  query: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * Seeds customers, connections and keys into a cluster's database the way the portal will (store +
+ * KeyLifecycle), grants video-ads connections at the sandbox, and reads the sandbox's request log.
+ */
+export class GatewayFixtures {
+  private constructor(
+    readonly store: Store,
+    readonly lifecycle: KeyLifecycle,
+    readonly decisions: DecisionClient,
+    private readonly nc: NatsConnection,
+    private readonly cluster: GatewayCluster,
+  ) {}
+
+  static async open(cluster: GatewayCluster, mongoUri: string, natsUrl: string): Promise<GatewayFixtures> {
+    const cipher = CredentialCipher.fromEnv(cluster.secrets.credentialsKeys, cluster.secrets.credentialsActiveKeyId);
+    const store = await openStore(mongoUri, { cipher });
+    await store.plans.seedDefaultPlans();
+    const nc = await connect({ servers: natsUrl });
+    const decisions = new DecisionClient(nc, {
+      partitions: Number(cluster.sharedEnv.PARTITIONS),
+      subjectPrefix: cluster.sharedEnv.SUBJECT_PREFIX!,
+    });
+    const lifecycle = new KeyLifecycle({ apiKeys: store.apiKeys, usage: store.usage, decisions });
+    return new GatewayFixtures(store, lifecycle, decisions, nc, cluster);
+  }
+
+  /** Overrides a plan's limits in this database (tests pick small quotas or high rates). */
+  async setPlan(name: PlanName, overrides: Partial<Plan>): Promise<void> {
+    const plans = Object.values(DEFAULT_PLANS).map((plan) => (plan.name === name ? { ...plan, ...overrides } : plan));
+    await this.store.plans.seedDefaultPlans(plans);
+  }
+
+  async customer(plan: PlanName = 'trial'): Promise<CustomerRecord> {
+    return this.store.customers.create({
+      name: 'Test Customer',
+      email: `c-${randomBytes(5).toString('hex')}@example.test`,
+      plan,
+    });
+  }
+
+  /** A video-ads connection whose token the sandbox really issued (for advertisers of one business center). */
+  async videoAdsConnection(
+    customerId: string,
+    bcIndex = 0,
+  ): Promise<{ accountId: string; token: string; advertiserIds: string[] }> {
+    const accounts = (await (await fetch(`${this.cluster.sandbox.url}/_sandbox/accounts`)).json()) as {
+      business_centers: { bc_id: string }[];
+    };
+    const bcId = accounts.business_centers[bcIndex % accounts.business_centers.length]!.bc_id;
+    const minted = (await (
+      await fetch(`${this.cluster.sandbox.url}/_sandbox/grants`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ bc_ids: [bcId] }),
+      })
+    ).json()) as { access_token: string; advertiser_ids: string[] };
+    const connection = await this.store.connections.create({
+      customer_id: customerId,
+      provider: 'video-ads',
+      external_account_ids: minted.advertiser_ids,
+      credentials: { access_token: minted.access_token },
+    });
+    return { accountId: connection.account_id, token: minted.access_token, advertiserIds: minted.advertiser_ids };
+  }
+
+  /** A connection of another provider (no platform behind it; enough for account checks). */
+  async otherConnection(customerId: string, provider: ProviderId): Promise<string> {
+    const connection = await this.store.connections.create({
+      customer_id: customerId,
+      provider,
+      external_account_ids: [randomBytes(4).toString('hex')],
+      credentials: { access_token: randomBytes(16).toString('hex') },
+    });
+    return connection.account_id;
+  }
+
+  async key(input: {
+    customerId: string;
+    providers?: ProviderId[];
+    accountIds?: string[];
+    ipAllowlist?: string[];
+  }): Promise<{ secret: string; key: ApiKeyRecord }> {
+    const created = await this.store.apiKeys.create({
+      customer_id: input.customerId,
+      name: 'test key',
+      providers: input.providers ?? ['video-ads'],
+      account_ids: input.accountIds ?? [],
+      ip_allowlist: input.ipAllowlist ?? [],
+    });
+    await this.lifecycle.created(created.key);
+    return created;
+  }
+
+  /** The sandbox's request log after `since` (a sequence number). */
+  async sandboxRequests(since = 0): Promise<{ requests: SandboxRequest[]; lastSeq: number }> {
+    const body = (await (await fetch(`${this.cluster.sandbox.url}/_sandbox/requests?since=${since}`)).json()) as {
+      requests: SandboxRequest[];
+      last_seq: number;
+    };
+    return { requests: body.requests, lastSeq: body.last_seq };
+  }
+
+  async close(): Promise<void> {
+    await this.nc.drain();
+    await this.store.close();
+  }
+}
