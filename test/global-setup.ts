@@ -1,7 +1,8 @@
 import type { MongoHandle, NatsHandle } from '@gateway/testing';
 // jest loads globalSetup outside its module registry, so moduleNameMapper does not apply here and Node would
 // resolve @gateway/testing to its unbuilt dist/. This one file imports the lib's source by path instead.
-import { ensureMongo, ensureNats } from '../libs/testing/src';
+import { ensureMongo } from '../libs/testing/src/mongo.infra';
+import { ensureNats } from '../libs/testing/src/nats.infra';
 
 /** What setup started or attached to; teardown stops it. Jest runs both in its main process. */
 export interface IntegrationInfra {

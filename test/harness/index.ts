@@ -55,3 +55,6 @@ export function startTestService(
     options,
   );
 }
+
+export { rawRequest } from './raw-http';
+export type { RawResponse } from './raw-http';

@@ -20,6 +20,7 @@ export const ERROR_CATALOGUE = {
   unknown_provider: { status: 404, title: 'There is no such provider' },
   not_found: { status: 404, title: 'There is no such resource' },
   invalid_request: { status: 400, title: 'The request is malformed' },
+  headers_too_large: { status: 431, title: 'The request headers are too large' },
   platform_unreachable: { status: 502, title: 'The platform could not be reached' },
   platform_timeout: { status: 504, title: 'The platform did not answer in time' },
   connection_unavailable: { status: 502, title: 'The connection has no usable platform credentials' },

@@ -50,5 +50,7 @@ export function createLogger(service: string, level: string = 'info'): Logger {
  * and read the bound address from it, so services can listen on port 0.
  */
 export function logListening(logger: Logger, name: string, url: string): void {
-  logger.info({ event: 'listening', listener: name, url }, `${name} listening on ${url}`);
+  // Printed whatever LOG_LEVEL says: launchers depend on it.
+  const contract = logger.isLevelEnabled('info') ? logger : logger.child({}, { level: 'info' });
+  contract.info({ event: 'listening', listener: name, url }, `${name} listening on ${url}`);
 }

@@ -51,8 +51,8 @@ export class GatewayFixtures {
 
   /** Overrides a plan's limits in this database (tests pick small quotas or high rates). */
   async setPlan(name: PlanName, overrides: Partial<Plan>): Promise<void> {
-    const plans = Object.values(DEFAULT_PLANS).map((plan) => (plan.name === name ? { ...plan, ...overrides } : plan));
-    await this.store.plans.seedDefaultPlans(plans);
+    const current = (await this.store.plans.findByName(name)) ?? DEFAULT_PLANS[name];
+    await this.store.plans.seedDefaultPlans([{ ...current, ...overrides }]);
   }
 
   async customer(plan: PlanName = 'trial'): Promise<CustomerRecord> {

@@ -3,6 +3,9 @@ import { StreamProviderCaller, UnaryProviderCaller, type ProviderCaller } from '
 import { createCounter, createMetrics, httpRequestDuration, metricsHandler, type Logger } from '@gateway/telemetry';
 import express from 'express';
 import { createServer, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { PROBLEM_CONTENT_TYPE, problemDetails } from '@gateway/errors';
+import { requestIdOf } from './http/request-id';
 import { connect, type NatsConnection } from 'nats';
 import type { Config } from './config';
 import { createGatewayHandler } from './gateway/gateway.handler';
@@ -69,6 +72,7 @@ export async function startEdgeAuth(config: Config, logger: Logger): Promise<Edg
 
   const server = createServer(app);
   server.keepAliveTimeout = 65_000;
+  server.on('clientError', answerMalformedRequest);
   await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
   return {
     server,
@@ -81,6 +85,26 @@ export async function startEdgeAuth(config: Config, logger: Logger): Promise<Edg
       await nc.drain();
     },
   };
+}
+
+/** Requests Node cannot parse (raw spaces or control bytes in the target, oversized headers) still get problem+json. */
+function answerMalformedRequest(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+  const body = JSON.stringify(
+    problemDetails(
+      'invalid_request',
+      requestIdOf(undefined),
+      tooLarge ? 'request headers too large' : 'malformed HTTP request',
+    ),
+  );
+  socket.end(
+    `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\n` +
+      `Content-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }
 
 function routeLabel(url: string): string {

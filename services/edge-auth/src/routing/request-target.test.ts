@@ -23,8 +23,18 @@ describe('request target', () => {
   });
 
   it('says unknown_provider for ids outside spec section 1, including disguised ones', () => {
-    for (const segment of ['tiktok', 'VIDEO-ADS', 'video%2Dads', 'video-ads%00', '']) {
+    for (const segment of ['tiktok', 'VIDEO-ADS', 'video%2Dads', 'video-adsx', 'video-ads-2', '']) {
       expect(classifyTarget(`/v1/${segment}/v1.3/campaign/get/`)).toMatchObject({ kind: 'unknown_provider' });
+    }
+  });
+
+  it('keeps a known provider followed by a disguise as that provider, with no endpoint', () => {
+    for (const url of [
+      '/v1/video-ads\\v1.3\\campaign\\get\\',
+      '/v1/video-ads;x/v1.3/campaign/get/',
+      '/v1/video-ads%2Fv1.3/campaign/get/',
+    ]) {
+      expect(classifyTarget(url)).toMatchObject({ kind: 'provider', provider: 'video-ads', endpoint: undefined });
     }
   });
 

@@ -1,4 +1,4 @@
-import { findEndpoint, isProviderId, type EndpointSpec, type ProviderId } from '@gateway/catalogue';
+import { PROVIDER_IDS, findEndpoint, isProviderId, type EndpointSpec, type ProviderId } from '@gateway/catalogue';
 
 /** Longer request targets are refused outright; no allowed path comes close. */
 export const MAX_TARGET_LENGTH = 2048;
@@ -32,7 +32,13 @@ export function classifyTarget(rawUrl: string): RequestTarget {
   const rest = path.slice(4);
   const slash = rest.indexOf('/');
   const segment = slash < 0 ? rest : rest.slice(0, slash);
-  if (!isProviderId(segment)) return { kind: 'unknown_provider', segment: segment.slice(0, 64) };
+  if (!isProviderId(segment)) {
+    // "video-ads\v1.3\..." or "video-ads;x": a known provider with a disguised path, not another provider.
+    const disguised = PROVIDER_IDS.find((id) => segment.startsWith(id) && !/[a-z0-9-]/.test(segment[id.length]!));
+    if (disguised)
+      return { kind: 'provider', provider: disguised, path: rest.slice(disguised.length), query, endpoint: undefined };
+    return { kind: 'unknown_provider', segment: segment.slice(0, 64) };
+  }
   const providerPath = slash < 0 ? '' : rest.slice(slash);
   const endpoint = rawUrl.length > MAX_TARGET_LENGTH ? undefined : findEndpoint(segment, providerPath);
   return { kind: 'provider', provider: segment, path: providerPath, query, endpoint };
