@@ -1,0 +1,131 @@
+import { partitionOf } from '@gateway/decisions';
+import { hashApiKey } from '@gateway/store';
+import { GatewayFixtures, startGatewayCluster, type GatewayCluster, type RunningService } from '@gateway/testing';
+import { connect, JSONCodec, type NatsConnection } from 'nats';
+import { rawRequest, testDatabaseUri, testNatsUrl } from './harness';
+
+/**
+ * Partition ownership moves between quota-actor processes without over-admitting (issue: failover within 2 s,
+ * block mode never admits beyond monthly_quota, SIGTERM hands over with no lost counts).
+ */
+let cluster: GatewayCluster;
+let fixtures: GatewayFixtures;
+let nc: NatsConnection;
+let edge: string;
+const actorsById = new Map<string, RunningService>();
+const QUOTA = 400;
+const ADVERTISERS = '/v1/video-ads/v1.3/oauth2/advertiser/get/';
+
+beforeAll(async () => {
+  const mongoUri = testDatabaseUri();
+  cluster = await startGatewayCluster({ mongoUri, natsUrl: testNatsUrl(), edges: 1, actors: 0 });
+  for (const id of ['actor-a', 'actor-b']) actorsById.set(id, await cluster.startActor({ NODE_ID: id }));
+  edge = cluster.edges[0]!.url;
+  fixtures = await GatewayFixtures.open(cluster, mongoUri, testNatsUrl());
+  await fixtures.setPlan('business', {
+    rate_limit_rps: 100_000,
+    rate_burst: 100_000,
+    monthly_quota: QUOTA,
+    overage_mode: 'block',
+  });
+  nc = await connect({ servers: testNatsUrl() });
+}, 120_000);
+
+afterAll(async () => {
+  await nc?.drain();
+  await fixtures?.close();
+  await cluster?.stop();
+});
+
+async function businessKey(): Promise<string> {
+  const customer = await fixtures.customer('business');
+  const connection = await fixtures.videoAdsConnection(customer.customer_id);
+  return (await fixtures.key({ customerId: customer.customer_id, accountIds: [connection.accountId] })).secret;
+}
+
+/** The node id holding the lease of the key's partition. */
+async function ownerOf(secret: string): Promise<string> {
+  const kv = await nc.jetstream().views.kv(cluster.sharedEnv.LEASE_BUCKET!);
+  const partition = partitionOf(hashApiKey(secret), Number(cluster.sharedEnv.PARTITIONS));
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const entry = await kv.get(`p${partition}`);
+    if (entry?.operation === 'PUT') return JSONCodec<{ owner: string }>().decode(entry.value).owner;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`partition ${partition} has no owner`);
+}
+
+/** Concurrent clients until every one of them has seen quota_exceeded; counts what was admitted. */
+async function drain(secret: string, clients: number, onAdmitted: (total: number) => void) {
+  let admitted = 0;
+  let other = 0;
+  const deadline = Date.now() + 60_000;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      for (;;) {
+        if (Date.now() > deadline) throw new Error('the quota was never exhausted');
+        const response = await rawRequest(edge, ADVERTISERS, { headers: { 'X-API-Key': secret } });
+        if (response.status === 200) onAdmitted(++admitted);
+        else if (response.json<{ code: string }>().code === 'quota_exceeded') return;
+        else other++;
+      }
+    }),
+  );
+  return { admitted, other };
+}
+
+async function quotaUsed(secret: string): Promise<number> {
+  return (await rawRequest(edge, '/v1/me', { headers: { 'X-API-Key': secret } })).json<{ quota_used: number }>()
+    .quota_used;
+}
+
+describe('quota-actor failover', () => {
+  it('kill -9 of the owner: decisions resume on the other actor within 2 s and nothing beyond the quota is admitted', async () => {
+    const secret = await businessKey();
+    await quotaUsed(secret); // the owner loads the key
+    const victimId = await ownerOf(secret);
+    const victim = actorsById.get(victimId)!;
+    let killedAt = 0;
+    let resumedAfterMs = Number.NaN;
+
+    const run = drain(secret, 16, (total) => {
+      if (total === 100 && killedAt === 0) {
+        killedAt = Date.now();
+        void victim.kill9().then(async () => {
+          await quotaUsed(secret); // the edge retries until the new owner answers
+          resumedAfterMs = Date.now() - killedAt;
+        });
+      }
+    });
+    const { admitted, other } = await run;
+    await new Promise((resolve) => setTimeout(resolve, 300));
+
+    expect(killedAt).toBeGreaterThan(0);
+    expect(resumedAfterMs).toBeLessThan(2_000);
+    expect(other).toBe(0);
+    expect(admitted).toBeLessThanOrEqual(QUOTA);
+    // A crash may cost the customer its owner's unused reservation, never the reverse.
+    const used = await quotaUsed(secret);
+    expect(used).toBeLessThanOrEqual(QUOTA);
+    expect(used).toBeGreaterThanOrEqual(admitted);
+    expect(await ownerOf(secret)).not.toBe(victimId);
+    actorsById.delete(victimId);
+  }, 90_000);
+
+  it('SIGTERM hands the partitions over with no lost counts', async () => {
+    actorsById.set('actor-c', await cluster.startActor({ NODE_ID: 'actor-c' }));
+    const secret = await businessKey();
+    await quotaUsed(secret);
+    const ownerId = await ownerOf(secret);
+    const owner = actorsById.get(ownerId)!;
+    let stopped: Promise<unknown> | undefined;
+    const { admitted, other } = await drain(secret, 16, (total) => {
+      if (total === 150) stopped = owner.stop('SIGTERM');
+    });
+    await stopped;
+    expect(other).toBe(0);
+    expect(admitted).toBe(QUOTA);
+    expect(await quotaUsed(secret)).toBe(QUOTA);
+    expect(await ownerOf(secret)).not.toBe(ownerId);
+  }, 90_000);
+});
