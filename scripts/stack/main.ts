@@ -3,7 +3,11 @@ import { startStack } from './stack';
 /** `npm start`: the whole gateway on this machine, until Ctrl-C. */
 async function main(): Promise<void> {
   const log = (message: string) => console.log(`[stack] ${message}`);
-  const stack = await startStack({ log, ports: process.env.STACK_PORTS === 'ephemeral' ? 'ephemeral' : 'fixed' });
+  const stack = await startStack({
+    log,
+    ports: process.env.STACK_PORTS === 'ephemeral' ? 'ephemeral' : 'fixed',
+    ...(process.env.STACK_LOCAL_DIR ? { localDir: process.env.STACK_LOCAL_DIR } : {}),
+  });
   const { urls, demo } = stack.info;
   console.log(`
 Data gateway is running.
@@ -18,7 +22,7 @@ Data gateway is running.
   Try:  curl -H 'X-API-Key: ${demo.api_key}' ${urls.rest}/v1/me
         curl -H 'X-API-Key: ${demo.api_key}' '${urls.rest}/v1/video-ads/v1.3/oauth2/advertiser/get/'
 
-  Logs in .local/logs/, addresses in .local/stack.json. Ctrl-C stops everything.
+  Logs in ${stack.localDir}/logs/, addresses in ${stack.localDir}/stack.json. Ctrl-C stops everything.
 `);
   let stopping = false;
   const shutdown = () => {

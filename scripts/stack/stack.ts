@@ -1,5 +1,6 @@
 import { CredentialCipher, openStore } from '@gateway/store';
 import { ensureMongo, ensureNats, repoRoot, startService, type RunningService } from '@gateway/testing';
+import { createHash } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { seedDemo, type DemoIdentity } from './demo-seed';
@@ -17,11 +18,13 @@ export interface StackOptions {
 export interface StackInfo {
   urls: Record<string, string>;
   demo: DemoIdentity;
-  infra: { nats: string; mongodb: string };
+  /** Where the stack's state lives, and the limiter subjects/buckets its processes share. */
+  infra: { nats: string; mongodb: string; SUBJECT_PREFIX: string; LEASE_BUCKET: string; MEMBERS_BUCKET: string };
 }
 
 export interface RunningStack {
   info: StackInfo;
+  localDir: string;
   services: Map<string, RunningService>;
   stop(): Promise<void>;
 }
@@ -49,7 +52,14 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
   const secrets = loadOrCreateSecrets(join(localDir, 'secrets.json'));
   const nats = await ensureNats({ env, log, dataDir: join(localDir, 'nats') });
   const mongo = await ensureMongo({ env, log, dataDir: join(localDir, 'ferretdb') });
-  const mongoUri = withDatabase(mongo.uri, env.STACK_DATABASE ?? 'gateway');
+  const mongoUri = withDefaultDatabase(mongo.uri, 'gateway');
+  // Several stacks (or test clusters) may share one NATS server: each stack keeps its own subjects and buckets.
+  const stackId = createHash('sha256').update(localDir).digest('hex').slice(0, 8);
+  const limiterEnv = {
+    SUBJECT_PREFIX: `gw.${stackId}`,
+    LEASE_BUCKET: `gw_${stackId}_leases`,
+    MEMBERS_BUCKET: `gw_${stackId}_members`,
+  };
   const services = new Map<string, RunningService>();
   const logs: WriteStream[] = [];
 
@@ -96,10 +106,10 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
       },
       ['grpc', 'http'],
     );
-    const actor = await launch('quota-actor', { MONGODB_URI: mongoUri, NATS_URL: nats.url }, ['http']);
+    const actor = await launch('quota-actor', { MONGODB_URI: mongoUri, NATS_URL: nats.url, ...limiterEnv }, ['http']);
     const edge = await launch(
       'edge-auth',
-      { NATS_URL: nats.url, PROVIDER_PROXY_ADDRESS: new URL(proxy.urls.grpc!).host },
+      { NATS_URL: nats.url, PROVIDER_PROXY_ADDRESS: new URL(proxy.urls.grpc!).host, ...limiterEnv },
       ['http'],
     );
 
@@ -130,10 +140,10 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
         edge_metrics: `${edge.url}/metrics`,
       },
       demo,
-      infra: { nats: nats.url, mongodb: mongoUri },
+      infra: { nats: nats.url, mongodb: mongoUri, ...limiterEnv },
     };
     writeFileSync(statePath, JSON.stringify(info, null, 2), { mode: 0o600 });
-    return { info, services, stop };
+    return { info, localDir, services, stop };
   } catch (error) {
     await stop();
     throw error;
@@ -144,8 +154,9 @@ function zeroed<T extends Record<string, string>>(ports: T): T {
   return Object.fromEntries(Object.keys(ports).map((key) => [key, '0'])) as T;
 }
 
-function withDatabase(uri: string, database: string): string {
+/** MONGODB_URI may name its database; a bare server URI gets the default one. */
+function withDefaultDatabase(uri: string, database: string): string {
   const url = new URL(uri);
-  url.pathname = `/${database}`;
+  if (url.pathname === '' || url.pathname === '/') url.pathname = `/${database}`;
   return url.toString();
 }

@@ -1,0 +1,77 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { rawRequest, testDatabaseUri, testNatsUrl } from './harness';
+
+/** `npm start` as a newcomer runs it: the real entry point, every service up, stack.json written, Ctrl-C stops all. */
+describe('local stack', () => {
+  let localDir: string;
+  let stack: ChildProcess;
+  let output = '';
+
+  beforeAll(() => {
+    localDir = mkdtempSync(join(tmpdir(), 'stack-test-'));
+  });
+
+  afterAll(() => {
+    if (stack && stack.exitCode === null) stack.kill('SIGKILL');
+    rmSync(localDir, { recursive: true, force: true });
+  });
+
+  it('starts every service, writes stack.json with a working demo key, and stops every child on SIGINT', async () => {
+    stack = spawn(process.execPath, ['--conditions=development', '--import', 'tsx', 'scripts/stack/main.ts'], {
+      env: {
+        ...process.env,
+        STACK_PORTS: 'ephemeral',
+        STACK_LOCAL_DIR: localDir,
+        NATS_URL: testNatsUrl(),
+        MONGODB_URI: testDatabaseUri('stack'),
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    stack.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    stack.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const statePath = join(localDir, 'stack.json');
+    const deadline = Date.now() + 90_000;
+    while (!output.includes('Data gateway is running')) {
+      if (Date.now() > deadline || stack.exitCode !== null) throw new Error(`the stack did not start:\n${output}`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    expect(existsSync(statePath)).toBe(true);
+    const info = JSON.parse(readFileSync(statePath, 'utf8')) as {
+      urls: Record<string, string>;
+      demo: { api_key: string; account_ids: string[] };
+    };
+    expect(info.urls).toEqual(expect.objectContaining({ rest: expect.any(String), sandbox: expect.any(String) }));
+    expect(output).toContain(info.demo.api_key);
+
+    for (const url of [info.urls.rest!, info.urls.sandbox!]) {
+      expect((await rawRequest(url, '/healthz')).status).toBe(200);
+    }
+    for (const metrics of [
+      info.urls.edge_metrics!,
+      info.urls.quota_actor_metrics!,
+      info.urls.provider_proxy_metrics!,
+    ]) {
+      const url = new URL(metrics);
+      expect((await rawRequest(url.origin, url.pathname)).status).toBe(200);
+    }
+    const me = await rawRequest(info.urls.rest!, '/v1/me', { headers: { 'X-API-Key': info.demo.api_key } });
+    expect(me.json()).toMatchObject({
+      plan: 'trial',
+      accounts: [{ provider: 'video-ads', account_id: info.demo.account_ids[0] }],
+    });
+    const advertisers = await rawRequest(info.urls.rest!, '/v1/video-ads/v1.3/oauth2/advertiser/get/', {
+      headers: { 'X-API-Key': info.demo.api_key },
+    });
+    expect(advertisers.json()).toMatchObject({ code: 0, message: 'OK' });
+
+    const exited = new Promise<number | null>((resolve) => stack.once('exit', (code) => resolve(code)));
+    stack.kill('SIGINT');
+    expect(await exited).toBe(0);
+    // every service's listener is closed
+    await expect(rawRequest(info.urls.rest!, '/healthz')).rejects.toThrow();
+    await expect(rawRequest(info.urls.sandbox!, '/healthz')).rejects.toThrow();
+  }, 120_000);
+});
