@@ -37,15 +37,17 @@ export class UsageCounter {
     this.unflushedDays.set(day, (this.unflushedDays.get(day) ?? 0) + n);
   }
 
-  /** A forwarded request that never reached the platform gives its unit back (not below what was flushed). */
+  /**
+   * A forwarded request that never reached the platform gives its unit back, also after it was flushed (the next
+   * flush then writes a negative delta).
+   */
   refund(nowMs: number, n: number): void {
-    const back = Math.min(n, this.unflushedUsed);
+    const back = Math.min(n, this.used);
     if (back <= 0) return;
     this.used -= back;
     this.unflushedUsed -= back;
     const day = dayOf(nowMs);
-    const today = this.unflushedDays.get(day) ?? 0;
-    if (today >= back) this.unflushedDays.set(day, today - back);
+    this.unflushedDays.set(day, (this.unflushedDays.get(day) ?? 0) - back);
   }
 
   countSuggestion(): void {
