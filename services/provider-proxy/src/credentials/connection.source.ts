@@ -1,0 +1,55 @@
+import { CredentialCipherError, StoreError, type ConnectionRecord, type PlatformCredentials } from '@gateway/store';
+import type { ConnectionCredentials } from '../adapters/provider-adapter';
+
+/** What the proxy needs to know about one connection. */
+export type ConnectionLookup =
+  | { found: false }
+  | { found: true; provider: string; active: false }
+  | { found: true; provider: string; active: true; credentials: ConnectionCredentials };
+
+/** Where connections and their decrypted credentials come from; MongoDB in production. */
+export interface ConnectionSource {
+  /** Throws on a store outage; a connection whose credentials cannot be opened throws UnusableCredentialsError. */
+  lookup(accountId: string): Promise<ConnectionLookup>;
+}
+
+/** The stored credentials exist but cannot be used (wrong keyring, tampered, unexpected shape). */
+export class UnusableCredentialsError extends Error {
+  constructor(accountId: string, options?: { cause?: unknown }) {
+    super(`the stored credentials of ${accountId} cannot be opened`, options);
+    this.name = 'UnusableCredentialsError';
+  }
+}
+
+/** The part of @gateway/store's ConnectionRepository the proxy reads. */
+export interface ConnectionReader {
+  findByAccountId(accountId: string): Promise<ConnectionRecord | null>;
+  loadCredentials(accountId: string): Promise<PlatformCredentials | null>;
+}
+
+export class StoreConnectionSource implements ConnectionSource {
+  constructor(private readonly connections: ConnectionReader) {}
+
+  async lookup(accountId: string): Promise<ConnectionLookup> {
+    const record = await this.connections.findByAccountId(accountId);
+    if (record === null) return { found: false };
+    if (record.status !== 'active') return { found: true, provider: record.provider, active: false };
+    let credentials: PlatformCredentials | null;
+    try {
+      credentials = await this.connections.loadCredentials(accountId);
+    } catch (error) {
+      if (isCredentialError(error)) throw new UnusableCredentialsError(accountId, { cause: error });
+      throw error;
+    }
+    // Revoked between the two reads: loadCredentials only opens active connections.
+    if (credentials === null) return { found: true, provider: record.provider, active: false };
+    return { found: true, provider: record.provider, active: true, credentials };
+  }
+}
+
+function isCredentialError(error: unknown): boolean {
+  return (
+    error instanceof CredentialCipherError ||
+    (error instanceof StoreError && (error.code === 'integrity' || error.code === 'no_cipher'))
+  );
+}

@@ -1,0 +1,119 @@
+import { CredentialCache } from './credential.cache';
+import type { ConnectionLookup, ConnectionSource } from './connection.source';
+
+class FakeSource implements ConnectionSource {
+  reads = 0;
+  lookups = new Map<string, ConnectionLookup>();
+  gate: Promise<void> = Promise.resolve();
+
+  set(accountId: string, token: string, active = true, provider = 'video-ads'): void {
+    this.lookups.set(
+      accountId,
+      active
+        ? { found: true, provider, active, credentials: { access_token: token } }
+        : { found: true, provider, active },
+    );
+  }
+
+  async lookup(accountId: string): Promise<ConnectionLookup> {
+    this.reads += 1;
+    const answer = this.lookups.get(accountId) ?? { found: false };
+    await this.gate;
+    return answer;
+  }
+}
+
+describe('credential cache', () => {
+  let now = 0;
+  const options = { ttlMs: 1_000, maxEntries: 2, now: () => now };
+
+  beforeEach(() => {
+    now = 0;
+  });
+
+  it('serves a connection from memory until the TTL passes', async () => {
+    const source = new FakeSource();
+    source.set('acct_1', 'token-1');
+    const cache = new CredentialCache(source, options);
+    expect(await cache.get('acct_1')).toEqual({
+      ok: true,
+      provider: 'video-ads',
+      credentials: { access_token: 'token-1' },
+      fromCache: false,
+    });
+    now = 999;
+    expect(await cache.get('acct_1')).toMatchObject({ ok: true, fromCache: true });
+    now = 1_000;
+    expect(await cache.get('acct_1')).toMatchObject({ ok: true, fromCache: false });
+    expect(source.reads).toBe(2);
+  });
+
+  it('shares one read between concurrent misses', async () => {
+    const source = new FakeSource();
+    source.set('acct_1', 'token-1');
+    let open!: () => void;
+    source.gate = new Promise((resolve) => (open = resolve));
+    const cache = new CredentialCache(source, options);
+    const results = Promise.all([cache.get('acct_1'), cache.get('acct_1'), cache.get('acct_1')]);
+    open();
+    expect((await results).every((result) => result.ok)).toBe(true);
+    expect(source.reads).toBe(1);
+  });
+
+  it('does not cache missing or inactive connections', async () => {
+    const source = new FakeSource();
+    source.set('acct_2', 'token-2', false);
+    const cache = new CredentialCache(source, options);
+    expect(await cache.get('acct_1')).toEqual({ ok: false, reason: 'not_found' });
+    expect(await cache.get('acct_2')).toEqual({ ok: false, reason: 'inactive' });
+    source.set('acct_2', 'token-3');
+    expect(await cache.get('acct_2')).toMatchObject({ ok: true, credentials: { access_token: 'token-3' } });
+  });
+
+  it('drops an entry only while it still holds the refused token', async () => {
+    const source = new FakeSource();
+    source.set('acct_1', 'old');
+    const cache = new CredentialCache(source, options);
+    await cache.get('acct_1');
+    source.set('acct_1', 'new');
+    cache.invalidate('acct_1', 'other');
+    expect(await cache.get('acct_1')).toMatchObject({ credentials: { access_token: 'old' }, fromCache: true });
+    cache.invalidate('acct_1', 'old');
+    expect(await cache.get('acct_1')).toMatchObject({ credentials: { access_token: 'new' }, fromCache: false });
+    // A second request that saw "old" refused joins the new credentials instead of dropping them.
+    cache.invalidate('acct_1', 'old');
+    expect(await cache.get('acct_1')).toMatchObject({ credentials: { access_token: 'new' }, fromCache: true });
+  });
+
+  it('does not store what a load read before a full invalidation', async () => {
+    const source = new FakeSource();
+    source.set('acct_1', 'old');
+    let open!: () => void;
+    source.gate = new Promise((resolve) => (open = resolve));
+    const cache = new CredentialCache(source, options);
+    const early = cache.get('acct_1');
+    cache.invalidate('acct_1');
+    open();
+    expect(await early).toMatchObject({ ok: true, credentials: { access_token: 'old' } });
+    expect(cache.size).toBe(0);
+  });
+
+  it('keeps at most maxEntries connections, dropping the oldest load', async () => {
+    const source = new FakeSource();
+    for (const id of ['a', 'b', 'c']) source.set(id, `token-${id}`);
+    const cache = new CredentialCache(source, options);
+    await cache.get('a');
+    await cache.get('b');
+    await cache.get('c');
+    expect(cache.size).toBe(2);
+    expect(await cache.get('a')).toMatchObject({ fromCache: false });
+  });
+
+  it('caches nothing when the source fails', async () => {
+    const source = new FakeSource();
+    source.lookup = () => Promise.reject(new Error('store down'));
+    const cache = new CredentialCache(source, options);
+    await expect(cache.get('acct_1')).rejects.toThrow('store down');
+    expect(cache.size).toBe(0);
+  });
+});

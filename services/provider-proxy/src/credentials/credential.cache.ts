@@ -1,0 +1,98 @@
+import type { ConnectionCredentials } from '../adapters/provider-adapter';
+import type { ConnectionSource } from './connection.source';
+
+export interface CredentialCacheOptions {
+  ttlMs: number;
+  maxEntries: number;
+  now?: () => number;
+}
+
+export type CredentialResult =
+  | { ok: true; provider: string; credentials: ConnectionCredentials; fromCache: boolean }
+  | { ok: false; reason: 'not_found' | 'inactive' };
+
+interface Load {
+  promise: Promise<CredentialResult>;
+  /** Set by invalidate(): what this load read may predate the invalidation, so it is not stored. */
+  stale: boolean;
+}
+
+interface Entry {
+  provider: string;
+  credentials: ConnectionCredentials;
+  expiresAt: number;
+}
+
+/**
+ * Decrypted credentials of active connections, in memory only and for a short TTL, keyed by account_id.
+ * Concurrent misses for one account share one MongoDB read. Only active connections are cached: a connection
+ * that is missing or inactive is read again on the next request, so a re-grant works at once.
+ */
+export class CredentialCache {
+  private readonly entries = new Map<string, Entry>();
+  private readonly loads = new Map<string, Load>();
+  private readonly now: () => number;
+
+  constructor(
+    private readonly source: ConnectionSource,
+    private readonly options: CredentialCacheOptions,
+  ) {
+    this.now = options.now ?? Date.now;
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** Rejects when the source fails (store outage, unusable credentials); nothing is cached then. */
+  async get(accountId: string): Promise<CredentialResult> {
+    const entry = this.entries.get(accountId);
+    if (entry !== undefined) {
+      if (entry.expiresAt > this.now()) {
+        return { ok: true, provider: entry.provider, credentials: entry.credentials, fromCache: true };
+      }
+      this.entries.delete(accountId);
+    }
+    const pending = this.loads.get(accountId);
+    if (pending !== undefined) return pending.promise;
+    const load: Load = { promise: Promise.resolve({ ok: false, reason: 'not_found' }), stale: false };
+    load.promise = this.load(accountId, load).finally(() => {
+      if (this.loads.get(accountId) === load) this.loads.delete(accountId);
+    });
+    this.loads.set(accountId, load);
+    return load.promise;
+  }
+
+  /**
+   * Forgets the account's credentials. With `accessToken`, only while that token is the cached one: when
+   * many requests see the same token refused, the first drops it and the others then join its reload
+   * instead of throwing away what it loads.
+   */
+  invalidate(accountId: string, accessToken?: string): void {
+    if (accessToken !== undefined && this.entries.get(accountId)?.credentials.access_token !== accessToken) return;
+    this.entries.delete(accountId);
+    const pending = this.loads.get(accountId);
+    if (pending !== undefined) pending.stale = true;
+    this.loads.delete(accountId);
+  }
+
+  private async load(accountId: string, handle: Load): Promise<CredentialResult> {
+    const lookup = await this.source.lookup(accountId);
+    if (!lookup.found) return { ok: false, reason: 'not_found' };
+    if (!lookup.active) return { ok: false, reason: 'inactive' };
+    if (!handle.stale) {
+      this.entries.delete(accountId);
+      this.entries.set(accountId, {
+        provider: lookup.provider,
+        credentials: lookup.credentials,
+        expiresAt: this.now() + this.options.ttlMs,
+      });
+      // Map order is insertion order: the first key is the oldest load.
+      while (this.entries.size > this.options.maxEntries) {
+        const oldest = this.entries.keys().next().value as string;
+        this.entries.delete(oldest);
+      }
+    }
+    return { ok: true, provider: lookup.provider, credentials: lookup.credentials, fromCache: false };
+  }
+}

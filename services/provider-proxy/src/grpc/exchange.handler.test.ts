@@ -1,0 +1,208 @@
+import { randomBytes } from 'node:crypto';
+import { credentials, makeClientConstructor, type ServiceClientConstructor } from '@grpc/grpc-js';
+import { service as healthService } from 'grpc-health-check';
+import {
+  ExchangeClient,
+  MemoryConnections,
+  sendJson,
+  startFakePlatform,
+  startTestProxy,
+  testConfig,
+  type FakePlatform,
+  type TestProxy,
+} from '../proxy-harness.fixture';
+import { MAX_CHUNK_BYTES } from './exchange.handler';
+
+const BIG_BODY = randomBytes(300 * 1024 + 123);
+const HUGE_BYTES = 64 * 1024 * 1024;
+
+describe('provider-proxy Exchange', () => {
+  let platform: FakePlatform;
+  let harness: TestProxy;
+  const connections = new MemoryConnections();
+  const accountId = connections.add('token-x');
+  /** Bytes the platform managed to write of the endless body before the proxy stopped reading. */
+  let hugeWritten = 0;
+
+  beforeAll(async () => {
+    platform = await startFakePlatform((req, res) => {
+      const query = new URLSearchParams(req.url?.split('?')[1] ?? '');
+      const delay = Number(query.get('delay_ms') ?? 0);
+      const kind = query.get('kind');
+      setTimeout(() => {
+        if (kind === 'big') {
+          res.writeHead(200, { 'content-type': 'application/octet-stream' });
+          return res.end(BIG_BODY);
+        }
+        if (kind === 'hang') return; // never answers
+        if (kind === 'huge') {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          const chunk = Buffer.alloc(64 * 1024, 0x20);
+          const pump = () => {
+            while (hugeWritten < HUGE_BYTES) {
+              hugeWritten += chunk.length;
+              if (!res.write(chunk)) return void res.once('drain', pump);
+            }
+            res.end();
+          };
+          return pump();
+        }
+        sendJson(res, { code: 0, message: 'OK', data: { echo: query.get('n') } });
+      }, delay);
+    });
+    harness = await startTestProxy(testConfig(platform.baseUrl), connections);
+  });
+
+  afterAll(async () => {
+    await harness.close();
+    await platform.close();
+  });
+
+  const request = (id: string, query: string, timeout_ms = 5_000) => ({
+    correlation_id: id,
+    provider: 'video-ads',
+    account_id: accountId,
+    path: '/v1.3/campaign/get/',
+    query,
+    timeout_ms,
+  });
+
+  it('answers many requests in flight on one stream, each under its own correlation id', async () => {
+    const exchange = new ExchangeClient(harness.client);
+    // Later requests answer first (as many as the pool has connections), so answers come back reversed.
+    const answers = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => exchange.send(request(`r${i}`, `n=${i}&delay_ms=${(8 - i) * 40}`))),
+    );
+    answers.forEach((answer, i) => {
+      expect(answer.failure).toBeNull();
+      expect(answer.head?.status).toBe(200);
+      expect(JSON.parse(answer.body.toString()).data.echo).toBe(String(i));
+      expect(answer.kinds[0]).toBe('head');
+      expect(answer.kinds.at(-1)).toBe('end');
+    });
+    const order = exchange.frames.filter((frame) => frame.kind === 'end').map((frame) => frame.correlation_id);
+    expect(order).toEqual(['r7', 'r6', 'r5', 'r4', 'r3', 'r2', 'r1', 'r0']);
+    exchange.stream.end();
+  });
+
+  it('splits a large body into chunks of at most 64 KiB that reassemble to the platform bytes', async () => {
+    const exchange = new ExchangeClient(harness.client);
+    const answer = await exchange.send(request('big', 'kind=big'));
+    expect(answer.head?.content_type).toBe('application/octet-stream');
+    expect(answer.chunks.length).toBeGreaterThanOrEqual(5);
+    expect(Math.max(...answer.chunks.map((chunk) => chunk.length))).toBeLessThanOrEqual(MAX_CHUNK_BYTES);
+    expect(answer.body.equals(BIG_BODY)).toBe(true);
+    exchange.stream.end();
+  });
+
+  it('answers a failure as an end frame without a head', async () => {
+    const exchange = new ExchangeClient(harness.client);
+    const answer = await exchange.send({ ...request('w', ''), path: '/v1.3/campaign/create/' });
+    expect(answer.kinds).toEqual(['end']);
+    expect(answer.failure?.code).toBe('path_not_allowed');
+    exchange.stream.end();
+  });
+
+  it('applies each request its own deadline without disturbing the others', async () => {
+    const exchange = new ExchangeClient(harness.client);
+    const [slow, fast] = await Promise.all([
+      exchange.send(request('slow', 'kind=hang', 200)),
+      exchange.send(request('fast', 'n=1&delay_ms=400')),
+    ]);
+    expect(slow.failure?.code).toBe('platform_timeout');
+    expect(fast.failure).toBeNull();
+    exchange.stream.end();
+  });
+
+  it('aborts the platform call of a cancelled request and keeps the stream working', async () => {
+    const exchange = new ExchangeClient(harness.client);
+    const before = platform.requests.length;
+    void exchange.send(request('c1', 'kind=hang'));
+    await waitFor(() => platform.requests.length > before);
+    exchange.cancel('c1');
+    await platform.requests[before]!.aborted;
+    const after = await exchange.send(request('c2', 'n=2'));
+    expect(after.failure).toBeNull();
+    expect(exchange.frames.some((frame) => frame.correlation_id === 'c1')).toBe(false);
+    exchange.stream.end();
+  });
+
+  it('aborts every platform call of a stream that breaks', async () => {
+    const exchange = new ExchangeClient(harness.client);
+    const before = platform.requests.length;
+    for (let i = 0; i < 3; i++) void exchange.send(request(`b${i}`, 'kind=hang'));
+    await waitFor(() => platform.requests.length >= before + 3);
+    exchange.stream.cancel();
+    await Promise.all(platform.requests.slice(before).map((seen) => seen.aborted));
+  });
+
+  it('reads the platform body no faster than the stream reader takes it', async () => {
+    const exchange = new ExchangeClient(harness.client);
+    exchange.stream.pause();
+    const answer = exchange.send(request('huge', 'kind=huge'));
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // Socket and HTTP/2 buffers hold a few MiB at most; without back-pressure all 64 MiB would be read.
+    expect(hugeWritten).toBeLessThan(24 * 1024 * 1024);
+    exchange.stream.resume();
+    const done = await answer;
+    expect(done.body.length).toBe(HUGE_BYTES);
+    exchange.stream.end();
+  }, 30_000);
+
+  it('ends the stream after the client half-closes and the last answer is out', async () => {
+    const exchange = new ExchangeClient(harness.client);
+    const answer = exchange.send(request('h', 'n=3&delay_ms=100'));
+    exchange.stream.end();
+    const ended = new Promise((resolve) => exchange.stream.on('status', resolve));
+    expect((await answer).failure).toBeNull();
+    expect(await ended).toMatchObject({ code: 0 });
+  });
+
+  it('reports SERVING on the standard gRPC health service', async () => {
+    const Health = makeClientConstructor(
+      healthService as unknown as Parameters<typeof makeClientConstructor>[0],
+      'grpc.health.v1.Health',
+    ) as ServiceClientConstructor;
+    const health = new Health(harness.proxy.grpcAddress, credentials.createInsecure()) as InstanceType<
+      typeof Health
+    > & { check: (request: { service: string }, callback: (error: Error | null, reply: unknown) => void) => void };
+    const check = (service: string) =>
+      new Promise((resolve, reject) =>
+        health.check({ service }, (error, reply) => (error ? reject(error) : resolve(reply))),
+      );
+    try {
+      expect(await check('')).toEqual({ status: 'SERVING' });
+      expect(await check('gateway.provider.v1.ProviderProxy')).toEqual({ status: 'SERVING' });
+    } finally {
+      health.close();
+    }
+  });
+});
+
+describe('provider-proxy shutdown', () => {
+  it('lets in-flight Exchange requests finish, refuses new ones and ends the streams', async () => {
+    const platform = await startFakePlatform((_req, res) => setTimeout(() => sendJson(res, { code: 0 }), 300));
+    const connections = new MemoryConnections();
+    const accountId = connections.add('token');
+    const harness = await startTestProxy(testConfig(platform.baseUrl), connections);
+    const exchange = new ExchangeClient(harness.client);
+    const base = { provider: 'video-ads', account_id: accountId, path: '/v1.3/campaign/get/' };
+    const inFlight = exchange.send({ ...base, correlation_id: 'a' });
+    await waitFor(() => platform.requests.length === 1);
+    const stopped = harness.proxy.shutdown(5_000);
+    const late = exchange.send({ ...base, correlation_id: 'b' });
+    expect((await inFlight).failure).toBeNull();
+    expect((await late).failure?.code).toBe('service_unavailable');
+    await stopped;
+    harness.client.close();
+    await platform.close();
+  });
+});
+
+async function waitFor(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

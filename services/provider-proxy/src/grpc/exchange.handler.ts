@@ -1,0 +1,185 @@
+import { ROOT_CONTEXT } from '@opentelemetry/api';
+import type { handleBidiStreamingCall, ServerDuplexStream } from '@grpc/grpc-js';
+import type { ClientFrame__Output, FetchRequest__Output, ServerFrame } from '@gateway/proto';
+import type { Logger } from '@gateway/telemetry';
+import type { ProxyMetrics } from '../ops/proxy.metrics';
+import { failure, type ProxyFailure } from '../proxy/proxy-failure';
+import type { ProxyService, ResponseSink } from '../proxy/proxy.service';
+import { FrameWriter } from './frame.writer';
+
+/** Largest body chunk per frame: keeps frames of other requests on the same stream from waiting long. */
+export const MAX_CHUNK_BYTES = 64 * 1024;
+
+type ExchangeCall = ServerDuplexStream<ClientFrame__Output, ServerFrame>;
+
+/**
+ * The open Exchange streams, so a graceful shutdown can ask each to finish what it has in flight and end,
+ * instead of waiting for clients that keep their streams open for as long as the process lives.
+ */
+export class ExchangeStreams {
+  private readonly sessions = new Set<ExchangeSession>();
+  private draining = false;
+
+  constructor(
+    private readonly proxy: ProxyService,
+    private readonly metrics: ProxyMetrics,
+    private readonly logger: Logger,
+  ) {}
+
+  handler(): handleBidiStreamingCall<ClientFrame__Output, ServerFrame> {
+    return (call) => {
+      const session = new ExchangeSession(call, this.proxy, this.logger, () => {
+        this.sessions.delete(session);
+        this.metrics.exchangeStreams.dec();
+      });
+      this.sessions.add(session);
+      this.metrics.exchangeStreams.inc();
+      if (this.draining) session.drain();
+    };
+  }
+
+  /** New requests on open streams are refused; each stream ends once its in-flight requests are answered. */
+  drain(): void {
+    this.draining = true;
+    for (const session of this.sessions) session.drain();
+  }
+
+  get open(): number {
+    return this.sessions.size;
+  }
+}
+
+/**
+ * One Exchange stream: many requests in flight, each answered by head, chunks (at most 64 KiB) and end
+ * frames carrying its correlation id. A Cancel frame aborts that request's platform call; a broken stream
+ * aborts all of them.
+ */
+class ExchangeSession {
+  private readonly inFlight = new Map<string, AbortController>();
+  private readonly writer: FrameWriter;
+  private clientDone = false;
+  private draining = false;
+  private finished = false;
+
+  constructor(
+    private readonly call: ExchangeCall,
+    private readonly proxy: ProxyService,
+    private readonly logger: Logger,
+    private readonly onFinished: () => void,
+  ) {
+    this.writer = new FrameWriter(call);
+    call.on('data', (frame: ClientFrame__Output) => this.onFrame(frame));
+    call.on('end', () => {
+      this.clientDone = true;
+      this.endIfIdle();
+    });
+    call.on('cancelled', () => this.abortAll('cancelled'));
+    call.on('error', (error: Error) => this.abortAll(error.name));
+    call.on('close', () => this.abortAll('closed'));
+  }
+
+  drain(): void {
+    this.draining = true;
+    this.endIfIdle();
+  }
+
+  private onFrame(frame: ClientFrame__Output): void {
+    if (this.finished) return;
+    if (frame.cancel) {
+      const id = frame.cancel.correlation_id;
+      this.inFlight.get(id)?.abort();
+      this.inFlight.delete(id);
+      this.endIfIdle();
+      return;
+    }
+    if (frame.request) this.start(frame.request);
+  }
+
+  private start(request: FetchRequest__Output): void {
+    const id = request.correlation_id;
+    if (id === '') {
+      void this.writeEnd(id, failure('invalid_request', 'correlation_id is required on Exchange'));
+      return;
+    }
+    if (this.inFlight.has(id)) {
+      void this.writeEnd(id, failure('invalid_request', 'correlation_id is already in flight on this stream'));
+      return;
+    }
+    if (this.draining) {
+      void this.writeEnd(id, failure('service_unavailable', 'the provider-proxy is shutting down; retry'));
+      return;
+    }
+    const controller = new AbortController();
+    this.inFlight.set(id, controller);
+    const sink = new ExchangeSink(id, this.writer, controller.signal);
+    void this.proxy
+      .execute(request, sink, { signal: controller.signal, baseContext: ROOT_CONTEXT, transport: 'exchange' })
+      .finally(() => {
+        if (this.inFlight.get(id) === controller) this.inFlight.delete(id);
+        this.endIfIdle();
+      });
+  }
+
+  private async writeEnd(id: string, problem: ProxyFailure): Promise<void> {
+    await this.writer.write({ correlation_id: id, end: { failure: problem } });
+  }
+
+  private endIfIdle(): void {
+    if (this.finished || this.inFlight.size > 0 || !(this.clientDone || this.draining)) return;
+    this.finished = true;
+    // Frames still waiting for 'drain' go out before the stream's trailers.
+    void this.writer.flushed().then(() => {
+      this.writer.close();
+      this.call.end();
+      this.onFinished();
+    });
+  }
+
+  private abortAll(reason: string): void {
+    if (this.inFlight.size > 0) {
+      this.logger.info({ in_flight: this.inFlight.size, reason }, 'exchange stream broke; aborting its platform calls');
+    }
+    for (const controller of this.inFlight.values()) controller.abort();
+    this.inFlight.clear();
+    this.writer.close();
+    if (!this.finished) {
+      this.finished = true;
+      this.onFinished();
+    }
+  }
+}
+
+class ExchangeSink implements ResponseSink {
+  constructor(
+    private readonly id: string,
+    private readonly writer: FrameWriter,
+    private readonly signal: AbortSignal,
+  ) {}
+
+  head(head: { status: number; contentType: string; headers: Record<string, string> }): void {
+    void this.send({
+      correlation_id: this.id,
+      head: { status: head.status, content_type: head.contentType, headers: head.headers },
+    });
+  }
+
+  async write(chunk: Buffer): Promise<void> {
+    for (let offset = 0; offset < chunk.length; offset += MAX_CHUNK_BYTES) {
+      if (this.signal.aborted) return;
+      await this.send({ correlation_id: this.id, chunk: chunk.subarray(offset, offset + MAX_CHUNK_BYTES) });
+    }
+  }
+
+  end(): void {
+    void this.send({ correlation_id: this.id, end: { failure: null } });
+  }
+
+  fail(problem: ProxyFailure): void {
+    void this.send({ correlation_id: this.id, end: { failure: problem } });
+  }
+
+  private async send(frame: ServerFrame): Promise<void> {
+    if (this.signal.aborted) return;
+    await this.writer.write(frame);
+  }
+}

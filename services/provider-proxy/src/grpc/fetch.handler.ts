@@ -1,0 +1,62 @@
+import { context as otelContext } from '@opentelemetry/api';
+import type { handleUnaryCall } from '@grpc/grpc-js';
+import type { FetchRequest__Output, FetchResponse } from '@gateway/proto';
+import { failure } from '../proxy/proxy-failure';
+import type { AnswerHead, ProxyService, ResponseSink } from '../proxy/proxy.service';
+
+/**
+ * Unary Fetch: the whole answer in one message. A failure is a normal response with `failure` set (gRPC
+ * status OK), so callers handle gateway failures and platform answers in one place.
+ */
+export function fetchHandler(
+  proxy: ProxyService,
+  options: { maxBodyBytes: number },
+): handleUnaryCall<FetchRequest__Output, FetchResponse> {
+  return (call, callback) => {
+    const controller = new AbortController();
+    call.once('cancelled', () => controller.abort());
+    let head: AnswerHead | undefined;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let response: FetchResponse | undefined;
+
+    const sink: ResponseSink = {
+      head(value) {
+        head = value;
+      },
+      async write(chunk) {
+        size += chunk.length;
+        if (size > options.maxBodyBytes) {
+          response = {
+            failure: failure(
+              'internal_error',
+              `the platform answer exceeds ${options.maxBodyBytes} bytes; use Exchange`,
+            ),
+          };
+          controller.abort();
+          return;
+        }
+        chunks.push(chunk);
+      },
+      end() {
+        response = {
+          status: head?.status ?? 0,
+          content_type: head?.contentType ?? '',
+          headers: head?.headers ?? {},
+          body: Buffer.concat(chunks, size),
+        };
+      },
+      fail(problem) {
+        response = { failure: problem };
+      },
+    };
+
+    // The gRPC instrumentation made the call's span active; trace_context of the message wins when set.
+    void proxy
+      .execute(call.request, sink, { signal: controller.signal, baseContext: otelContext.active(), transport: 'fetch' })
+      .then(() => {
+        if (call.cancelled) return;
+        callback(null, response ?? { failure: failure('internal_error', 'the request ended without an answer') });
+      });
+  };
+}

@@ -1,0 +1,68 @@
+import { createCounter, createHistogram, createMetrics, METRIC_PREFIX } from '@gateway/telemetry';
+import { Gauge, type Counter, type Histogram, type Registry } from 'prom-client';
+
+export interface ProxyMetrics {
+  registry: Registry;
+  /** One observation per platform call (a token retry is a second call), by HTTP status class or "error". */
+  upstreamDuration: Histogram<'provider' | 'endpoint' | 'status_class'>;
+  failures: Counter<'provider' | 'code'>;
+  inFlight: Gauge<'provider' | 'transport'>;
+  guardWait: Histogram<'provider'>;
+  guardRejections: Counter<'provider'>;
+  guardWaiting: Gauge<'provider'>;
+  credentialLookups: Counter<'result'>;
+  tokenReloads: Counter<'provider' | 'outcome'>;
+  exchangeStreams: Gauge;
+}
+
+/** The provider-proxy's metrics on a fresh registry (process metrics included), served on /metrics. */
+export function createProxyMetrics(): ProxyMetrics {
+  const registry = createMetrics('provider-proxy');
+  const gauge = <L extends string>(name: string, help: string, labelNames: L[]) =>
+    (registry.getSingleMetric(`${METRIC_PREFIX}${name}`) as Gauge<L> | undefined) ??
+    new Gauge<L>({ name: `${METRIC_PREFIX}${name}`, help, labelNames, registers: [registry] });
+  return {
+    registry,
+    upstreamDuration: createHistogram(registry, {
+      name: 'provider_upstream_request_duration_seconds',
+      help: 'Time from sending a platform request to the end of its answer body, by provider, endpoint and status class.',
+      labelNames: ['provider', 'endpoint', 'status_class'],
+    }),
+    failures: createCounter(registry, {
+      name: 'provider_proxy_failures_total',
+      help: 'Requests answered with a gateway failure instead of a platform answer, by failure code.',
+      labelNames: ['provider', 'code'],
+    }),
+    inFlight: gauge('provider_proxy_in_flight_requests', 'Requests being processed, by provider and transport.', [
+      'provider',
+      'transport',
+    ]),
+    guardWait: createHistogram(registry, {
+      name: 'provider_qps_guard_wait_seconds',
+      help: 'Time requests waited for the per-app QPS guard (only requests that had to wait).',
+      labelNames: ['provider'],
+    }),
+    guardRejections: createCounter(registry, {
+      name: 'provider_qps_guard_rejections_total',
+      help: 'Requests refused with platform_busy because the QPS guard queue was full or too long.',
+      labelNames: ['provider'],
+    }),
+    guardWaiting: gauge('provider_qps_guard_waiting_requests', 'Requests waiting for the QPS guard now.', ['provider']),
+    credentialLookups: createCounter(registry, {
+      name: 'provider_credential_lookups_total',
+      help: 'Credential lookups by result: hit (memory), miss (read from MongoDB), error.',
+      labelNames: ['result'],
+    }),
+    tokenReloads: createCounter(registry, {
+      name: 'provider_token_reloads_total',
+      help: 'Reloads after the platform refused a cached token, by outcome (retried with a new token, or unchanged).',
+      labelNames: ['provider', 'outcome'],
+    }),
+    exchangeStreams: gauge('provider_proxy_exchange_streams', 'Open Exchange streams.', []),
+  };
+}
+
+/** "2xx" for 200..299 etc.; bounded label values. */
+export function statusClass(status: number): string {
+  return status >= 100 && status < 600 ? `${Math.floor(status / 100)}xx` : 'other';
+}

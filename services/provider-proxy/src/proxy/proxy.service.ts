@@ -1,0 +1,434 @@
+import { performance } from 'node:perf_hooks';
+import {
+  context as otelContext,
+  propagation,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Context,
+  type Span,
+} from '@opentelemetry/api';
+import { suppressTracing } from '@opentelemetry/core';
+import { isProviderId, type EndpointSpec } from '@gateway/catalogue';
+import type { FetchRequest__Output } from '@gateway/proto';
+import { isWellFormedAccountId } from '@gateway/store';
+import { setSafeAttributes, type Logger } from '@gateway/telemetry';
+import type { AdapterRegistry } from '../adapters/adapter.registry';
+import type { ConnectionCredentials, ProviderAdapter } from '../adapters/provider-adapter';
+import { UnusableCredentialsError } from '../credentials/connection.source';
+import type { CredentialCache, CredentialResult } from '../credentials/credential.cache';
+import { statusClass, type ProxyMetrics } from '../ops/proxy.metrics';
+import { DeadlineExceededError, upstreamFailure } from '../upstream/upstream-failure';
+import type { UpstreamClient, UpstreamResponse } from '../upstream/upstream.client';
+import { failure, type ProxyFailure } from './proxy-failure';
+
+export interface AnswerHead {
+  status: number;
+  contentType: string;
+  headers: Record<string, string>;
+}
+
+/**
+ * Where one request's answer goes (a unary response or Exchange frames). The proxy calls either `fail`
+ * alone, or `head`, then `write` any number of times, then `end` or `fail` (the body broke off). After the
+ * request's signal is aborted (caller cancelled, stream gone) nothing more is called.
+ */
+export interface ResponseSink {
+  head(head: AnswerHead): void;
+  /** Resolves when the next chunk may be written: the platform body is read no faster than the caller takes it. */
+  write(chunk: Buffer): Promise<void>;
+  end(): void;
+  fail(failure: ProxyFailure): void;
+}
+
+export interface ProxyServiceOptions {
+  registry: AdapterRegistry;
+  credentials: CredentialCache;
+  upstream: UpstreamClient;
+  metrics: ProxyMetrics;
+  logger: Logger;
+  /** Deadline for the answer head when the request carries no timeout_ms. */
+  defaultTimeoutMs: number;
+  /** Upper bound for a request's timeout_ms. */
+  maxTimeoutMs: number;
+}
+
+export interface ExecuteOptions {
+  /** Aborted when the caller gives up: Cancel frame, broken stream, cancelled unary call, shutdown. */
+  signal: AbortSignal;
+  /** Trace parent: the gRPC call's context for Fetch, the root context for Exchange. */
+  baseContext: Context;
+  transport: 'fetch' | 'exchange';
+}
+
+/** Platform error envelopes are small; a body that ends within this many bytes is checked for 40105. */
+const PEEK_BYTES = 16 * 1024;
+/** Platform answer headers passed on besides the content type; never cookies or hop-by-hop headers. */
+const FORWARDED_RESPONSE_HEADERS = ['x-tt-logid', 'retry-after'];
+
+const tracer = trace.getTracer('@gateway/provider-proxy');
+
+class CallerGoneError extends Error {
+  constructor() {
+    super('the caller cancelled the request');
+    this.name = 'CallerGoneError';
+  }
+}
+
+interface PlatformAnswer {
+  response: UpstreamResponse;
+  iterator: AsyncIterator<Buffer>;
+  /** The first bytes of the body, already read. */
+  prefix: Buffer;
+  /** The whole body is in `prefix`. */
+  complete: boolean;
+  /** Records the platform call's duration; called once when its body is done. */
+  observe: (outcome: string) => void;
+}
+
+type PlatformCall = { ok: true; answer: PlatformAnswer } | { ok: false; failure: ProxyFailure };
+
+interface RequestScope {
+  request: FetchRequest__Output;
+  provider: string;
+  adapter: ProviderAdapter;
+  endpoint: EndpointSpec;
+  deadline: number;
+  timeoutMs: number;
+  abort: AbortSignal;
+  span: Span;
+}
+
+/**
+ * The provider-proxy pipeline, the same for every transport and provider: allowlist, connection and
+ * credentials, per-app QPS guard, the platform call with a deadline, one reload-and-retry when a cached
+ * token was refused, then the platform's own status, content type and body bytes, unchanged.
+ */
+export class ProxyService {
+  constructor(private readonly options: ProxyServiceOptions) {}
+
+  /** The request's trace parent: W3C trace_context of the message when present, else `base`. */
+  static parentContext(base: Context, traceContext: Record<string, string> | undefined): Context {
+    return traceContext && Object.keys(traceContext).length > 0 ? propagation.extract(base, traceContext) : base;
+  }
+
+  /** Never rejects: every outcome goes to the sink (or nowhere, once the caller is gone). */
+  async execute(request: FetchRequest__Output, sink: ResponseSink, options: ExecuteOptions): Promise<void> {
+    const { metrics } = this.options;
+    const providerLabel = isProviderId(request.provider) ? request.provider : 'unknown';
+    const inFlightLabels = { provider: providerLabel, transport: options.transport };
+    metrics.inFlight.inc(inFlightLabels);
+    const parent = ProxyService.parentContext(options.baseContext, request.trace_context);
+    try {
+      await tracer.startActiveSpan('provider-proxy fetch', { kind: SpanKind.CLIENT }, parent, async (span) => {
+        setSafeAttributes(span, {
+          'gateway.provider': providerLabel,
+          'gateway.key_id': request.key_id || undefined,
+          'gateway.account_id': request.account_id || undefined,
+          'gateway.request_id': request.request_id || undefined,
+          'gateway.transport': options.transport,
+        });
+        try {
+          await this.run(request, sink, options.signal, span, providerLabel);
+        } finally {
+          span.end();
+        }
+      });
+    } finally {
+      metrics.inFlight.dec(inFlightLabels);
+    }
+  }
+
+  private async run(
+    request: FetchRequest__Output,
+    sink: ResponseSink,
+    signal: AbortSignal,
+    span: Span,
+    providerLabel: string,
+  ): Promise<void> {
+    const startedAt = performance.now();
+    let headSent = false;
+    // Never the query or a path off the allowlist: either may carry what a caller should not have sent.
+    const log: Record<string, unknown> = {
+      request_id: request.request_id || undefined,
+      key_id: request.key_id || undefined,
+      account_id: request.account_id || undefined,
+      provider: providerLabel,
+    };
+
+    const fail = (problem: ProxyFailure, cause?: unknown) => {
+      if (signal.aborted) return;
+      this.options.metrics.failures.inc({ provider: providerLabel, code: problem.code });
+      span.setStatus({ code: SpanStatusCode.ERROR, message: problem.code });
+      setSafeAttributes(span, { 'gateway.failure.code': problem.code });
+      const quiet = problem.code === 'path_not_allowed' || problem.code === 'invalid_request';
+      this.options.logger[quiet ? 'info' : 'warn'](
+        {
+          ...log,
+          failure: problem.code,
+          after_head: headSent,
+          error_code: cause === undefined ? undefined : errorName(cause),
+          duration_ms: Math.round(performance.now() - startedAt),
+        },
+        'provider-proxy request failed',
+      );
+      sink.fail(problem);
+    };
+
+    const resolution = this.options.registry.resolve(request.provider, request.path);
+    if (!resolution.ok) return fail(resolution.failure);
+    const { adapter, endpoint } = resolution;
+    log.endpoint = endpoint.path;
+    setSafeAttributes(span, { 'gateway.endpoint': endpoint.path });
+    if (!isWellFormedAccountId(request.account_id)) {
+      return fail(failure('invalid_request', 'account_id is missing or malformed'));
+    }
+
+    const timeoutMs = Math.min(this.options.maxTimeoutMs, request.timeout_ms || this.options.defaultTimeoutMs);
+    const deadline = Date.now() + timeoutMs;
+    const controller = new AbortController();
+    const onCallerGone = () => controller.abort(new CallerGoneError());
+    if (signal.aborted) return;
+    signal.addEventListener('abort', onCallerGone, { once: true });
+    // The contract (provider_proxy.proto): timeout_ms bounds the wait for the answer head (QPS guard, connect,
+    // token retry included).
+    const timer = setTimeout(() => controller.abort(new DeadlineExceededError(timeoutMs)), timeoutMs);
+    const scope: RequestScope = {
+      request,
+      provider: adapter.provider,
+      adapter,
+      endpoint,
+      deadline,
+      timeoutMs,
+      abort: controller.signal,
+      span,
+    };
+
+    let answer: PlatformAnswer | undefined;
+    try {
+      const connection = await this.connection(request.account_id, adapter.provider);
+      if (!connection.ok) return fail(connection.failure);
+      if (signal.aborted) return;
+
+      const first = await this.callPlatform(scope, connection.credentials);
+      if (!first.ok) return fail(first.failure);
+      answer = first.answer;
+
+      // Platform rule (reference/platforms.md): a token dies when the advertiser cancels the grant and the
+      // customer may have re-granted since we cached it. Reload once; retry once only with a different token.
+      if (answer.complete && adapter.isRevokedToken(answer.response.status, answer.prefix)) {
+        answer.observe(statusClass(answer.response.status));
+        const retry = await this.afterRevokedToken(scope, connection);
+        if (retry !== undefined) {
+          if (!retry.ok) return fail(retry.failure);
+          answer = retry.answer;
+        }
+      }
+
+      clearTimeout(timer);
+      const { response } = answer;
+      setSafeAttributes(span, { 'http.response.status_code': response.status });
+      sink.head({
+        status: response.status,
+        contentType: headerValue(response.headers['content-type']),
+        headers: forwardedHeaders(response.headers),
+      });
+      headSent = true;
+      if (answer.prefix.length > 0) await sink.write(answer.prefix);
+      if (!answer.complete) {
+        for (;;) {
+          const next = await answer.iterator.next();
+          if (next.done) break;
+          if (signal.aborted) return;
+          await sink.write(next.value);
+        }
+      }
+      if (signal.aborted) return;
+      answer.observe(statusClass(response.status));
+      answer = undefined;
+      this.options.logger.debug(
+        {
+          ...log,
+          status: response.status,
+          duration_ms: Math.round(performance.now() - startedAt),
+        },
+        'provider-proxy request done',
+      );
+      sink.end();
+    } catch (error) {
+      answer?.observe('error');
+      if (signal.aborted) return;
+      const reason: unknown = controller.signal.aborted ? controller.signal.reason : error;
+      const problem =
+        reason instanceof DeadlineExceededError || isPlatformError(reason)
+          ? upstreamFailure(reason, adapter.provider, endpoint.path)
+          : failure('internal_error', `${adapter.provider} ${endpoint.path} failed inside the gateway`);
+      if (problem.code === 'internal_error') {
+        this.options.logger.error({ ...log, err: safeError(error) }, 'provider-proxy bug');
+      }
+      fail(problem, reason);
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', onCallerGone);
+      // Releases the socket of an answer that was not read to its end (failure, cancel).
+      answer?.response.body.destroy();
+    }
+  }
+
+  private async connection(
+    accountId: string,
+    provider: string,
+  ): Promise<
+    { ok: true; credentials: ConnectionCredentials; fromCache: boolean } | { ok: false; failure: ProxyFailure }
+  > {
+    const { metrics, logger } = this.options;
+    let result: CredentialResult;
+    try {
+      result = await this.options.credentials.get(accountId);
+    } catch (error) {
+      metrics.credentialLookups.inc({ result: 'error' });
+      if (error instanceof UnusableCredentialsError) {
+        logger.error({ account_id: accountId, err: safeError(error.cause) }, 'stored credentials cannot be opened');
+        return { ok: false, failure: failure('connection_unavailable', 'the connection has no usable credentials') };
+      }
+      logger.error({ account_id: accountId, err: safeError(error) }, 'connection lookup failed');
+      return { ok: false, failure: failure('service_unavailable', 'the connection could not be read; retry shortly') };
+    }
+    if (!result.ok) {
+      metrics.credentialLookups.inc({ result: 'miss' });
+      const detail = result.reason === 'not_found' ? 'there is no such connection' : 'the connection is not active';
+      return { ok: false, failure: failure('connection_unavailable', detail) };
+    }
+    metrics.credentialLookups.inc({ result: result.fromCache ? 'hit' : 'miss' });
+    if (result.provider !== provider) {
+      return {
+        ok: false,
+        failure: failure('connection_unavailable', `the connection is not a ${provider} connection`),
+      };
+    }
+    return { ok: true, credentials: result.credentials, fromCache: result.fromCache };
+  }
+
+  /**
+   * After a token was refused: undefined means "answer with the platform's envelope as it is"; otherwise
+   * the outcome of the one retry with the re-granted token.
+   */
+  private async afterRevokedToken(
+    scope: RequestScope,
+    used: { credentials: ConnectionCredentials; fromCache: boolean },
+  ): Promise<PlatformCall | undefined> {
+    const { credentials, metrics } = this.options;
+    const accountId = scope.request.account_id;
+    credentials.invalidate(accountId, used.credentials.access_token);
+    if (!used.fromCache) return undefined;
+    const reloaded = await this.connection(accountId, scope.provider);
+    const changed = reloaded.ok && reloaded.credentials.access_token !== used.credentials.access_token;
+    metrics.tokenReloads.inc({ provider: scope.provider, outcome: changed ? 'retried' : 'unchanged' });
+    setSafeAttributes(scope.span, { 'gateway.token_reloaded': true, 'gateway.token_retried': changed });
+    if (!reloaded.ok || !changed) {
+      // The refused token came back from MongoDB: keep it out of memory so the next request reads again
+      // and sees a re-grant at once.
+      if (reloaded.ok) credentials.invalidate(accountId, used.credentials.access_token);
+      return undefined;
+    }
+    return this.callPlatform(scope, reloaded.credentials);
+  }
+
+  private async callPlatform(scope: RequestScope, connectionCredentials: ConnectionCredentials): Promise<PlatformCall> {
+    const { adapter, endpoint, abort, provider } = scope;
+    const { metrics } = this.options;
+    const prepared = adapter.prepare(endpoint, scope.request.query, connectionCredentials);
+    if (!prepared.ok) return prepared;
+
+    const admission = await adapter.guard.acquire(scope.deadline, abort);
+    metrics.guardWaiting.set({ provider }, adapter.guard.waiting);
+    if (!admission.ok) {
+      if (admission.reason === 'aborted') throw abort.reason;
+      metrics.guardRejections.inc({ provider });
+      return {
+        ok: false,
+        failure: failure('platform_busy', `the ${provider} app is at its request rate; retry shortly`),
+      };
+    }
+    if (admission.waitedMs > 0) {
+      metrics.guardWait.observe({ provider }, admission.waitedMs / 1000);
+      scope.span.addEvent('qps guard wait', { 'gateway.qps_guard.wait_ms': admission.waitedMs });
+    }
+
+    const remainingMs = scope.deadline - Date.now();
+    if (remainingMs <= 0) throw new DeadlineExceededError(scope.timeoutMs);
+    const sentAt = performance.now();
+    // The undici auto-instrumentation would record the URL (query with our app secret) and send our trace
+    // headers to the platform; this span already describes the call with safe attributes.
+    const response = await otelContext.with(suppressTracing(otelContext.active()), () =>
+      this.options.upstream.get(prepared.request, { signal: abort, headersTimeoutMs: remainingMs }),
+    );
+    let observed = false;
+    const observe = (outcome: string) => {
+      if (observed) return;
+      observed = true;
+      metrics.upstreamDuration.observe(
+        { provider, endpoint: endpoint.path, status_class: outcome },
+        (performance.now() - sentAt) / 1000,
+      );
+    };
+    const iterator = response.body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+    try {
+      const { prefix, complete } = await peek(iterator, PEEK_BYTES);
+      return { ok: true, answer: { response, iterator, prefix, complete, observe } };
+    } catch (error) {
+      observe('error');
+      response.body.destroy();
+      throw error;
+    }
+  }
+}
+
+/** Reads until `limit` bytes or the end of the body, whichever comes first. */
+async function peek(iterator: AsyncIterator<Buffer>, limit: number): Promise<{ prefix: Buffer; complete: boolean }> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  while (size < limit) {
+    const next = await iterator.next();
+    if (next.done) return { prefix: Buffer.concat(chunks, size), complete: true };
+    chunks.push(next.value);
+    size += next.value.length;
+  }
+  return { prefix: Buffer.concat(chunks, size), complete: false };
+}
+
+function headerValue(value: string | string[] | undefined): string {
+  return Array.isArray(value) ? (value[0] ?? '') : (value ?? '');
+}
+
+function forwardedHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const forwarded: Record<string, string> = {};
+  for (const name of FORWARDED_RESPONSE_HEADERS) {
+    const value = headerValue(headers[name]);
+    if (value !== '') forwarded[name] = value;
+  }
+  return forwarded;
+}
+
+function isPlatformError(error: unknown): boolean {
+  return upstreamFailure(error, '', '').code !== 'internal_error';
+}
+
+function errorName(error: unknown): string {
+  if (typeof error === 'object' && error !== null) {
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    if (error instanceof Error) return error.name;
+  }
+  return typeof error;
+}
+
+/** Name, code and stack frames only: messages of network and driver errors can hold URLs. */
+function safeError(error: unknown): Record<string, unknown> {
+  if (!(error instanceof Error)) return { type: typeof error };
+  return {
+    type: error.name,
+    code: (error as { code?: unknown }).code,
+    stack: error.stack?.split('\n').slice(1, 6).join('\n'),
+  };
+}

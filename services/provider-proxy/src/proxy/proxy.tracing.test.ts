@@ -1,0 +1,111 @@
+import { context, propagation, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import {
+  ExchangeClient,
+  MemoryConnections,
+  sendJson,
+  startFakePlatform,
+  startTestProxy,
+  testConfig,
+  TEST_APP_SECRET,
+  type FakePlatform,
+  type TestProxy,
+} from '../proxy-harness.fixture';
+
+const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
+const PARENT_SPAN_ID = '00f067aa0ba902b7';
+const TOKEN = 'span-test-token-value';
+
+describe('provider-proxy tracing', () => {
+  const exporter = new InMemorySpanExporter();
+  let platform: FakePlatform;
+  let harness: TestProxy;
+  const connections = new MemoryConnections();
+  const accountId = connections.add(TOKEN);
+  // The auto-instrumentation services run with in production: it would record the platform URL.
+  const undici = new UndiciInstrumentation();
+
+  beforeAll(async () => {
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    trace.setGlobalTracerProvider(provider);
+    undici.setTracerProvider(provider);
+    platform = await startFakePlatform((_req, res) => sendJson(res, { code: 0, message: 'OK', data: {} }));
+    harness = await startTestProxy(testConfig(platform.baseUrl), connections);
+  });
+
+  afterAll(async () => {
+    undici.disable();
+    await harness.close();
+    await platform.close();
+    trace.disable();
+    propagation.disable();
+    context.disable();
+  });
+
+  beforeEach(() => {
+    if (!expect.getState().currentTestName?.includes('auto-instrumentation')) exporter.reset();
+  });
+
+  const request = {
+    provider: 'video-ads',
+    account_id: accountId,
+    path: '/v1.3/oauth2/advertiser/get/',
+    query: 'access_token=caller-token',
+    key_id: 'dg_live_abcdefgh',
+    request_id: 'req_1',
+    trace_context: { traceparent: `00-${TRACE_ID}-${PARENT_SPAN_ID}-01`, tracestate: 'vendor=x' },
+  };
+
+  it.each(['fetch', 'exchange'])(
+    'records one "provider-proxy fetch" span per %s request under the trace_context parent',
+    async (transport) => {
+      if (transport === 'fetch') {
+        expect((await harness.fetch(request)).status).toBe(200);
+      } else {
+        const exchange = new ExchangeClient(harness.client);
+        expect((await exchange.send({ ...request, correlation_id: 't1' })).head?.status).toBe(200);
+        exchange.stream.end();
+      }
+      const spans = exporter.getFinishedSpans().filter((span) => span.name === 'provider-proxy fetch');
+      expect(spans).toHaveLength(1);
+      const [span] = spans;
+      expect(span!.spanContext().traceId).toBe(TRACE_ID);
+      expect(span!.parentSpanContext?.spanId).toBe(PARENT_SPAN_ID);
+      expect(span!.attributes).toMatchObject({
+        'gateway.provider': 'video-ads',
+        'gateway.endpoint': '/v1.3/oauth2/advertiser/get/',
+        'gateway.key_id': 'dg_live_abcdefgh',
+        'gateway.account_id': accountId,
+        'gateway.request_id': 'req_1',
+        'gateway.transport': transport,
+        'http.response.status_code': 200,
+      });
+      const recorded = JSON.stringify(exporter.getFinishedSpans().map((s) => [s.name, s.attributes, s.events]));
+      expect(recorded).not.toContain(TOKEN);
+      expect(recorded).not.toContain(TEST_APP_SECRET);
+      expect(recorded).not.toContain('caller-token');
+    },
+  );
+
+  it('keeps the platform call out of the undici auto-instrumentation: no URL span, no trace headers sent', () => {
+    expect(platform.requests.length).toBeGreaterThan(0);
+    expect(exporter.getFinishedSpans().filter((span) => span.name !== 'provider-proxy fetch')).toEqual([]);
+    for (const seen of platform.requests) {
+      expect(seen.headers.traceparent).toBeUndefined();
+      expect(seen.headers.tracestate).toBeUndefined();
+    }
+  });
+
+  it('marks a failed request on its span', async () => {
+    const response = await harness.fetch({ ...request, path: '/v1.3/campaign/create/' });
+    expect(response.failure?.code).toBe('path_not_allowed');
+    const [span] = exporter.getFinishedSpans().filter((s) => s.name === 'provider-proxy fetch');
+    expect(span!.status).toMatchObject({ code: 2, message: 'path_not_allowed' });
+    expect(span!.attributes['gateway.endpoint']).toBeUndefined();
+  });
+});

@@ -1,0 +1,219 @@
+import type { AddressInfo } from 'node:net';
+import type { Server as HttpServer } from 'node:http';
+import { Server, ServerCredentials, type ChannelOptions } from '@grpc/grpc-js';
+import { HealthImplementation } from 'grpc-health-check';
+import { MAX_MESSAGE_BYTES, providerProxyService, type ProviderProxyHandlers } from '@gateway/proto';
+import type { Logger } from '@gateway/telemetry';
+import { AdapterRegistry } from './adapters/adapter.registry';
+import { VideoAdsAdapter } from './adapters/video-ads/video-ads.adapter';
+import type { ProviderProxyConfig } from './config';
+import type { ConnectionSource } from './credentials/connection.source';
+import { CredentialCache } from './credentials/credential.cache';
+import { ExchangeStreams } from './grpc/exchange.handler';
+import { fetchHandler } from './grpc/fetch.handler';
+import { QpsGuard } from './limits/qps-guard';
+import { createOpsServer } from './ops/ops.server';
+import { createProxyMetrics, type ProxyMetrics } from './ops/proxy.metrics';
+import { ProxyService } from './proxy/proxy.service';
+import { UndiciUpstreamClient, type UpstreamClient } from './upstream/upstream.client';
+
+/**
+ * The video-ads sandbox (like, we assume, the platform) counts an exact sliding one-second window per app;
+ * a few ms of arrival jitter between requests spaced exactly 1/qps apart would otherwise earn a 40100.
+ */
+const QPS_WINDOW_MARGIN_MS = 20;
+
+/** Name of the service in grpc.health.v1; '' is the whole server. */
+export const HEALTH_SERVICE_NAME = 'gateway.provider.v1.ProviderProxy';
+
+export type ServerConfig = Pick<
+  ProviderProxyConfig,
+  | 'HOST'
+  | 'GRPC_PORT'
+  | 'HTTP_PORT'
+  | 'VIDEO_ADS_BASE_URL'
+  | 'VIDEO_ADS_APP_ID'
+  | 'VIDEO_ADS_APP_SECRET'
+  | 'VIDEO_ADS_APP_QPS'
+  | 'VIDEO_ADS_APP_BURST'
+  | 'QPS_QUEUE_LIMIT'
+  | 'QPS_MAX_WAIT_MS'
+  | 'UPSTREAM_TIMEOUT_MS'
+  | 'UPSTREAM_MAX_TIMEOUT_MS'
+  | 'UPSTREAM_BODY_TIMEOUT_MS'
+  | 'UPSTREAM_CONNECTIONS'
+  | 'UPSTREAM_CONNECT_TIMEOUT_MS'
+  | 'UPSTREAM_KEEP_ALIVE_MS'
+  | 'CREDENTIAL_CACHE_TTL_MS'
+  | 'CREDENTIAL_CACHE_MAX_ENTRIES'
+>;
+
+export interface ProviderProxyDependencies {
+  config: ServerConfig;
+  logger: Logger;
+  /** Connections and decrypted credentials (MongoDB through @gateway/store in production). */
+  connections: ConnectionSource;
+  /** Platform HTTP client; an undici Agent built from the config when absent. */
+  upstream?: UpstreamClient;
+  metrics?: ProxyMetrics;
+  /** Extra readiness condition for /readyz (e.g. the MongoDB connection is up). */
+  dependenciesReady?: () => boolean;
+}
+
+export interface RunningProviderProxy {
+  grpcPort: number;
+  httpPort: number;
+  /** host:port for gRPC clients. */
+  grpcAddress: string;
+  httpUrl: string;
+  metrics: ProxyMetrics;
+  /**
+   * Stops taking calls, lets in-flight calls finish for up to `graceMs`, then cancels what is left and closes
+   * the platform connections and the HTTP listener. Resolves when everything is closed.
+   */
+  shutdown(graceMs: number): Promise<void>;
+}
+
+const SERVER_OPTIONS: ChannelOptions = {
+  'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
+  'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
+  // Callers keep long-lived Exchange streams and ping them (PROVIDER_PROXY_CHANNEL_OPTIONS).
+  'grpc.keepalive_permit_without_calls': 1,
+  'grpc.keepalive_time_ms': 30_000,
+  'grpc.keepalive_timeout_ms': 10_000,
+};
+
+/** Builds the service from its dependencies and listens on both ports; resolves once it takes traffic. */
+export async function startProviderProxy(deps: ProviderProxyDependencies): Promise<RunningProviderProxy> {
+  const { config, logger } = deps;
+  const metrics = deps.metrics ?? createProxyMetrics();
+  const upstream =
+    deps.upstream ??
+    new UndiciUpstreamClient({
+      connections: config.UPSTREAM_CONNECTIONS,
+      connectTimeoutMs: config.UPSTREAM_CONNECT_TIMEOUT_MS,
+      keepAliveMs: config.UPSTREAM_KEEP_ALIVE_MS,
+      bodyTimeoutMs: config.UPSTREAM_BODY_TIMEOUT_MS,
+    });
+  const videoAds = new VideoAdsAdapter({
+    baseUrl: config.VIDEO_ADS_BASE_URL,
+    appId: config.VIDEO_ADS_APP_ID,
+    appSecret: config.VIDEO_ADS_APP_SECRET,
+    guard: new QpsGuard({
+      qps: config.VIDEO_ADS_APP_QPS,
+      burst: config.VIDEO_ADS_APP_BURST,
+      maxQueue: config.QPS_QUEUE_LIMIT,
+      maxWaitMs: config.QPS_MAX_WAIT_MS,
+      windowMarginMs: QPS_WINDOW_MARGIN_MS,
+    }),
+  });
+  const proxy = new ProxyService({
+    registry: new AdapterRegistry([videoAds]),
+    credentials: new CredentialCache(deps.connections, {
+      ttlMs: config.CREDENTIAL_CACHE_TTL_MS,
+      maxEntries: config.CREDENTIAL_CACHE_MAX_ENTRIES,
+    }),
+    upstream,
+    metrics,
+    logger,
+    defaultTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
+    maxTimeoutMs: config.UPSTREAM_MAX_TIMEOUT_MS,
+  });
+
+  const streams = new ExchangeStreams(proxy, metrics, logger);
+  const handlers: ProviderProxyHandlers = {
+    Fetch: fetchHandler(proxy, { maxBodyBytes: MAX_MESSAGE_BYTES - 64 * 1024 }),
+    Exchange: streams.handler(),
+  };
+  const grpcServer = new Server(SERVER_OPTIONS);
+  grpcServer.addService(providerProxyService(), handlers);
+  const health = new HealthImplementation({ '': 'NOT_SERVING', [HEALTH_SERVICE_NAME]: 'NOT_SERVING' });
+  health.addToServer(grpcServer);
+
+  let ready = false;
+  const dependenciesReady = deps.dependenciesReady ?? (() => true);
+  const opsServer = createOpsServer({ registry: metrics.registry, isReady: () => ready && dependenciesReady() });
+
+  let grpcPort: number;
+  let httpPort: number;
+  try {
+    grpcPort = await bindGrpc(grpcServer, config.HOST, config.GRPC_PORT);
+    httpPort = await listenHttp(opsServer, config.HOST, config.HTTP_PORT);
+  } catch (error) {
+    grpcServer.forceShutdown();
+    opsServer.close();
+    await upstream.destroy();
+    throw error;
+  }
+  health.setStatus('', 'SERVING');
+  health.setStatus(HEALTH_SERVICE_NAME, 'SERVING');
+  ready = true;
+
+  let stopping: Promise<void> | undefined;
+  const shutdown = (graceMs: number) =>
+    (stopping ??= (async () => {
+      ready = false;
+      health.setStatus('', 'NOT_SERVING');
+      health.setStatus(HEALTH_SERVICE_NAME, 'NOT_SERVING');
+      streams.drain();
+      const drained = await withDeadline(
+        new Promise<void>((resolve) => grpcServer.tryShutdown(() => resolve())),
+        graceMs,
+      );
+      if (!drained) {
+        logger.warn({ grace_ms: graceMs, exchange_streams: streams.open }, 'grace period over; cancelling calls');
+        grpcServer.forceShutdown();
+      }
+      if (!(await withDeadline(upstream.close(), 1_000))) await upstream.destroy();
+      opsServer.closeAllConnections();
+      await new Promise<void>((resolve) => opsServer.close(() => resolve()));
+    })());
+
+  const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
+  return {
+    grpcPort,
+    httpPort,
+    grpcAddress: `${host}:${grpcPort}`,
+    httpUrl: `http://${host}:${httpPort}`,
+    metrics,
+    shutdown,
+  };
+}
+
+function bindGrpc(server: Server, host: string, port: number): Promise<number> {
+  const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+  return new Promise((resolve, reject) => {
+    server.bindAsync(address, ServerCredentials.createInsecure(), (error, bound) =>
+      error ? reject(error) : resolve(bound),
+    );
+  });
+}
+
+function listenHttp(server: HttpServer, host: string, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+/** True when `promise` settled within `ms`. */
+async function withDeadline(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([
+      promise.then(
+        () => true,
+        () => true,
+      ),
+      expired,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
