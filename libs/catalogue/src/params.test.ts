@@ -35,7 +35,12 @@ describe('catalogue parameters', () => {
   });
 
   it('requires data_level only when report_type is BASIC (spec 4.2)', () => {
-    const base = { advertiser_id: '1', dimensions: '["campaign_id"]', start_date: '2026-10-01', end_date: '2026-10-02' };
+    const base = {
+      advertiser_id: '1',
+      dimensions: '["campaign_id"]',
+      start_date: '2026-10-01',
+      end_date: '2026-10-02',
+    };
     expect(validateParams(report, { ...base, report_type: 'BASIC' })).toEqual(['data_level is required']);
     expect(validateParams(report, { ...base, report_type: 'AUDIENCE' })).toEqual([]);
   });

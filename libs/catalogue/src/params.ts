@@ -62,7 +62,8 @@ export function validateParams(endpoint: EndpointSpec, encoded: Record<string, s
   for (const param of endpoint.params) {
     const raw = encoded[param.name];
     const required =
-      param.required || (param.requiredWhen !== undefined && encoded[param.requiredWhen.param] === param.requiredWhen.equals);
+      param.required ||
+      (param.requiredWhen !== undefined && encoded[param.requiredWhen.param] === param.requiredWhen.equals);
     if (raw === undefined || raw === '') {
       if (required) problems.push(`${param.name} is required`);
       continue;
@@ -80,8 +81,10 @@ function checkValue(param: ParameterSpec, raw: string): string[] {
     case 'integer': {
       if (!/^\d+$/.test(raw)) return [`${param.name} must be an integer`];
       const value = Number(raw);
-      if (param.minimum !== undefined && value < param.minimum) return [`${param.name} must be at least ${param.minimum}`];
-      if (param.maximum !== undefined && value > param.maximum) return [`${param.name} must be at most ${param.maximum}`];
+      if (param.minimum !== undefined && value < param.minimum)
+        return [`${param.name} must be at least ${param.minimum}`];
+      if (param.maximum !== undefined && value > param.maximum)
+        return [`${param.name} must be at most ${param.maximum}`];
       return [];
     }
     case 'enum':

@@ -7,7 +7,11 @@ import { PROVIDER_IDS, type EndpointSpec, type ProviderId, type ProviderSpec } f
  */
 const PENDING: Record<Exclude<ProviderId, 'video-ads'>, Omit<ProviderSpec, 'endpoints'>> = {
   'video-shop': { id: 'video-shop', title: 'Video shop (Shop Partner API)', connectionUnit: '1 shop' },
-  marketplace: { id: 'marketplace', title: 'Marketplace (Open Platform v2)', connectionUnit: '1 shop on that platform' },
+  marketplace: {
+    id: 'marketplace',
+    title: 'Marketplace (Open Platform v2)',
+    connectionUnit: '1 shop on that platform',
+  },
   'marketplace-ads': {
     id: 'marketplace-ads',
     title: 'Marketplace ads (Open Platform v2, ads app)',

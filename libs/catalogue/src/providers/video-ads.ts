@@ -62,7 +62,8 @@ const endDate: ParameterSpec = {
   type: 'date',
   required: true,
   format: 'YYYY-MM-DD',
-  description: 'Last day of the report. At most 30 days after start_date with stat_time_day, 1 day with stat_time_hour.',
+  description:
+    'Last day of the report. At most 30 days after start_date with stat_time_day, 1 day with stat_time_hour.',
   example: '2026-10-30',
 };
 
@@ -206,7 +207,13 @@ export const VIDEO_ADS_ENDPOINTS: readonly EndpointSpec[] = [
       'Envelope with data.list: [{dimensions: {...}, metrics: {...}}] (all values strings, ids not names) and data.page_info.',
     needsAppCredentials: false,
   },
-  listEndpoint('campaign', 'campaigns', ['campaigns', 'campaign names', 'campaign list', 'campaign budget', 'objective']),
+  listEndpoint('campaign', 'campaigns', [
+    'campaigns',
+    'campaign names',
+    'campaign list',
+    'campaign budget',
+    'objective',
+  ]),
   listEndpoint('adgroup', 'ad groups', ['ad groups', 'adgroups', 'targeting', 'bids', 'placements', 'ad group names']),
   listEndpoint('ad', 'ads', ['ads', 'creatives', 'ad names', 'ad text', 'landing page']),
   {
