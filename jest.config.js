@@ -1,12 +1,10 @@
 // Unit tests live next to the code; cross-service tests live under test/ and talk to real NATS,
 // a real MongoDB-wire server and real gRPC/HTTP servers on loopback.
-const swc = [
-  '@swc/jest',
-  { jsc: { parser: { syntax: 'typescript' }, target: 'es2022' }, module: { type: 'commonjs' } },
-];
+// Transpile only (no type-check per file): `npm run typecheck` checks types once for the whole repo.
+const tsJest = ['ts-jest', { isolatedModules: true, tsconfig: '<rootDir>/tsconfig.json', diagnostics: false }];
 const shared = {
   testEnvironment: 'node',
-  transform: { '^.+\\.ts$': swc },
+  transform: { '^.+\\.ts$': tsJest },
   moduleNameMapper: { '^@gateway/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts' },
 };
 
