@@ -1,7 +1,7 @@
 // Unit tests live next to the code; cross-service tests live under test/ and talk to real NATS,
 // a real MongoDB-wire server and real gRPC/HTTP servers on loopback.
 // Transpile only (no type-check per file): `npm run typecheck` checks types once for the whole repo.
-const tsJest = ['ts-jest', { isolatedModules: true, tsconfig: '<rootDir>/tsconfig.json', diagnostics: false }];
+const tsJest = ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json', diagnostics: false }];
 const shared = {
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': tsJest },
