@@ -31,6 +31,8 @@ export const ConfigSchema = z.object({
   NEGATIVE_CACHE_MS: durationMsFromEnv(5000),
   /** Known keys are re-read in the background after this long, behind the portal's key_changed messages. */
   RECORD_REFRESH_MS: durationMsFromEnv(60_000),
+  /** Keys without a decision for this long are written out and dropped from memory. */
+  IDLE_KEY_EVICT_MS: durationMsFromEnv(600_000),
   /** Identity of this process in leases; unique per process. */
   NODE_ID: z.string().default(`${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`),
 });

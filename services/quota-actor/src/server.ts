@@ -43,6 +43,7 @@ export async function startQuotaActor(config: Config, logger: Logger): Promise<Q
       flushIntervalMs: config.USAGE_FLUSH_MS,
       negativeTtlMs: config.NEGATIVE_CACHE_MS,
       recordTtlMs: config.RECORD_REFRESH_MS,
+      idleEvictMs: config.IDLE_KEY_EVICT_MS,
     },
     {
       nc,

@@ -19,6 +19,8 @@ export interface ActorNodeOptions {
   flushIntervalMs: number;
   negativeTtlMs: number;
   recordTtlMs: number;
+  /** Keys without a decision for this long are written out and dropped from memory. */
+  idleEvictMs: number;
 }
 
 export interface ActorNodeDeps {
@@ -40,6 +42,7 @@ export class ActorNode {
   private members!: Membership;
   private tickTimer?: NodeJS.Timeout;
   private flushTimer?: NodeJS.Timeout;
+  private evictTimer?: NodeJS.Timeout;
   private ticking: Promise<void> = Promise.resolve();
   private stopping = false;
   private readonly offset: number;
@@ -74,6 +77,10 @@ export class ActorNode {
       this.ticking = this.ticking.then(() => this.tick()).catch((error: unknown) => this.logTickError(error));
     }, this.options.tickMs);
     this.flushTimer = setInterval(() => void this.flushAll(), this.options.flushIntervalMs);
+    this.evictTimer = setInterval(
+      () => this.actors.forEach((actor) => actor.evictIdle(this.options.idleEvictMs)),
+      Math.max(1000, Math.floor(this.options.idleEvictMs / 4)),
+    );
   }
 
   /** Graceful handover (SIGTERM): stop claiming, write all usage, release every lease, leave. */
@@ -81,6 +88,7 @@ export class ActorNode {
     this.stopping = true;
     clearInterval(this.tickTimer);
     clearInterval(this.flushTimer);
+    clearInterval(this.evictTimer);
     await this.ticking;
     await Promise.all([...this.actors.keys()].map((partition) => this.handOver(partition)));
     await this.members.leave();

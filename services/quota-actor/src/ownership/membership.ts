@@ -20,8 +20,12 @@ export class Membership {
   }
 
   async liveCount(nowMs: number): Promise<number> {
+    // Keys first, values after: awaiting kv.get() inside `for await` over kv.keys() ends that iteration after the
+    // first key (nats 2.29), which made every node count itself alone and hold all partitions.
+    const keys: string[] = [];
+    for await (const key of await this.kv.keys()) keys.push(key);
     let live = 0;
-    for await (const key of await this.kv.keys()) {
+    for (const key of keys) {
       const entry = await this.kv.get(key);
       if (entry?.operation === 'PUT' && json.decode(entry.value).expiresAt >= nowMs) live++;
     }

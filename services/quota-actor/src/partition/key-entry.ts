@@ -13,6 +13,8 @@ export interface KeyEntry {
   limiter: RateLimiter | null;
   /** The month's usage; opened on the first counted request of the month. */
   usage: UsageCounter | null;
+  /** Last decision for this key; idle keys are written out and forgotten. */
+  lastSeenMs: number;
 }
 
 export function buildKeyEntry(
@@ -36,5 +38,6 @@ export function buildKeyEntry(
     ipAllowed: record && record.ip_allowlist.length > 0 ? compileIpAllowlist(record.ip_allowlist) : null,
     limiter,
     usage: previous?.usage ?? null,
+    lastSeenMs: previous?.lastSeenMs ?? nowMs,
   };
 }

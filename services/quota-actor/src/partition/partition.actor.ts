@@ -133,7 +133,9 @@ export class PartitionActor {
     let verdict: Verdict;
     try {
       const entry = await this.entry(request.keyHash);
-      verdict = await decideForKey(entry, request, Date.now(), this.usageAccess);
+      const now = Date.now();
+      entry.lastSeenMs = now;
+      verdict = await decideForKey(entry, request, now, this.usageAccess);
     } catch (error) {
       if (error instanceof FencedError) this.fenced();
       else this.deps.logger.error({ err: error, partition: this.partition }, 'decision failed');
@@ -199,6 +201,26 @@ export class PartitionActor {
     }
   }
 
+  /**
+   * Forgets keys without a decision for `idleMs`, after writing their usage and giving back their unused
+   * reservation, so memory follows the active keys rather than every key ever seen.
+   */
+  evictIdle(idleMs: number): void {
+    this.enqueue(async () => {
+      const cutoff = Date.now() - idleMs;
+      const idle = [...this.entries.values()].filter((entry) => entry.lastSeenMs < cutoff);
+      if (idle.length === 0) return;
+      await this.flush(true, idle);
+      for (const entry of idle) {
+        if (!entry.usage?.dirty && entry.lastSeenMs < cutoff) this.entries.delete(entry.hash);
+      }
+    });
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
   /** Writes the unflushed usage of this partition's keys in one bulk write. */
   async flush(release = false, only?: KeyEntry[]): Promise<void> {
     const now = Date.now();
@@ -218,6 +240,8 @@ export class PartitionActor {
         ...(release ? { releaseTo: usage.used } : {}),
       };
       deltas.push({ entry, delta, raw });
+      // The ledger's reservation shrinks to what was used: so must ours, or a later admission could pass it.
+      if (release) usage.reserved = usage.used;
       if (usage.month !== month && !release) entry.usage = null; // a new month opens on the next request
     }
     if (deltas.length === 0) return;
