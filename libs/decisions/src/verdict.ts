@@ -21,6 +21,11 @@ export interface DecisionRequest {
   accountId?: string;
   /** forward: the edge's static allowlist verdict on the method and path. */
   pathAllowed?: boolean;
+  /**
+   * false when the same HTTP request already paid its rate unit with an earlier decision (an MCP request is
+   * authenticated once, then its tool asks again to forward or to suggest). Default true.
+   */
+  countRate?: boolean;
   /** W3C traceparent of the request's span, so the actor's work joins the request's trace. */
   traceparent?: string;
 }

@@ -31,6 +31,11 @@ export class RateLimiter {
     return { allowed: true, retryAfterMs: 0, state: this.state(next, nowMs) };
   }
 
+  /** The state without taking a unit (a request whose rate unit was already taken). */
+  peek(nowMs: number): { allowed: true; retryAfterMs: 0; state: RateState } {
+    return { allowed: true, retryAfterMs: 0, state: this.state(Math.max(this.tat, nowMs), nowMs) };
+  }
+
   private state(tat: number, nowMs: number): RateState {
     const remaining = Math.max(0, Math.floor((this.toleranceMs - (tat - nowMs)) / this.intervalMs));
     return {

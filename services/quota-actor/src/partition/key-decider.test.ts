@@ -156,6 +156,16 @@ describe('key decider', () => {
     expect(entry.usage!.used).toBe(0);
   });
 
+  it('does not take a rate unit twice for one HTTP request (countRate: false)', async () => {
+    const rec = record({ plan: { ...record().plan, rate_limit_rps: 1, rate_burst: 1, monthly_quota: 100 } });
+    const entry = buildKeyEntry('h', rec, NOW);
+    const usage = memoryUsage();
+    const auth = await decideForKey(entry, { keyHash: 'h', ip: '127.0.0.1', intent: 'free' }, NOW, usage);
+    const tool = await decideForKey(entry, forward({ countRate: false }), NOW, usage);
+    expect([auth.ok, tool.ok]).toEqual([true, true]);
+    expect(await decideForKey(entry, forward(), NOW, usage)).toMatchObject({ code: 'rate_limited' });
+  });
+
   it('grants AI suggestions while the monthly allowance lasts', async () => {
     const rec = record({ plan: { ...record().plan, suggestion_allowance: 1 } });
     const entry = buildKeyEntry('h', rec, NOW);

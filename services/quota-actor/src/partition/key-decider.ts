@@ -32,7 +32,7 @@ export async function decideForKey(
 
   const month = monthOf(nowMs);
   const usage = entry.usage && entry.usage.month === month ? entry.usage : await usageAccess.open(entry, month);
-  const rate = entry.limiter!.take(nowMs);
+  const rate = request.countRate === false ? entry.limiter!.peek(nowMs) : entry.limiter!.take(nowMs);
   const quota = quotaState(record, usage, nowMs);
   if (!rate.allowed) {
     return {
