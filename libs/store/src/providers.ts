@@ -1,15 +1,3 @@
-/** Provider ids of spec section 1, used the same way in keys, plans and connections. */
-export const PROVIDER_IDS = [
-  'video-ads',
-  'video-shop',
-  'marketplace',
-  'marketplace-ads',
-  'marketplace-affiliate',
-  'search-ads',
-] as const;
-
-export type ProviderId = (typeof PROVIDER_IDS)[number];
-
-export function isProviderId(value: string): value is ProviderId {
-  return (PROVIDER_IDS as readonly string[]).includes(value);
-}
+// The provider ids of spec section 1 have one home, the catalogue; keys, plans and connections use the same list.
+export { PROVIDER_IDS, isProviderId } from '@gateway/catalogue';
+export type { ProviderId } from '@gateway/catalogue';

@@ -1,6 +1,7 @@
 export { createLogger, logListening } from './logger';
 export type { Logger } from './logger';
 export { shutdownTelemetry } from './telemetry.lifecycle';
+export { stopOnSignals, runMain } from './service-lifecycle';
 export {
   extractTraceContext,
   injectTraceHeaders,

@@ -1,11 +1,11 @@
 import { loadConfig } from '@gateway/config';
 import { CredentialCipher, openStore } from '@gateway/store';
-import { createLogger, logListening, shutdownTelemetry } from '@gateway/telemetry';
+import { createLogger, logListening, runMain, stopOnSignals } from '@gateway/telemetry';
 import { ConfigSchema } from './config';
 import { StoreConnectionSource } from './credentials/connection.source';
 import { startProviderProxy } from './server';
 
-async function main(): Promise<void> {
+runMain('provider-proxy', async () => {
   const config = loadConfig('provider-proxy', ConfigSchema);
   const logger = createLogger('provider-proxy', config.LOG_LEVEL);
   const cipher = CredentialCipher.fromEnv(config.CREDENTIALS_ENCRYPTION_KEYS, config.CREDENTIALS_ACTIVE_KEY_ID);
@@ -20,24 +20,12 @@ async function main(): Promise<void> {
   logListening(logger, 'grpc', `grpc://${proxy.grpcAddress}`);
   logListening(logger, 'http', proxy.httpUrl);
 
-  const stop = (signal: NodeJS.Signals) => {
-    logger.info({ signal, grace_ms: config.SHUTDOWN_GRACE_MS }, 'shutting down');
-    // Whatever hangs past the grace period plus a margin must not keep the pod from terminating.
-    setTimeout(() => process.exit(1), config.SHUTDOWN_GRACE_MS + 5_000).unref();
-    void (async () => {
+  stopOnSignals(
+    logger,
+    async () => {
       await proxy.shutdown(config.SHUTDOWN_GRACE_MS);
       await store.close().catch((error: unknown) => logger.warn({ err: error }, 'closing MongoDB failed'));
-      await shutdownTelemetry();
-      logger.info('stopped');
-      process.exit(0);
-    })();
-  };
-  process.once('SIGTERM', stop);
-  process.once('SIGINT', stop);
-}
-
-main().catch((error: unknown) => {
-  // ConfigError and CredentialCipherError name variables and key ids only, never values.
-  process.stderr.write(`provider-proxy failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
-  process.exit(1);
+    },
+    { graceMs: config.SHUTDOWN_GRACE_MS },
+  );
 });
