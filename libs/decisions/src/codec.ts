@@ -4,13 +4,15 @@ import type { DecisionRequest, Verdict } from './verdict';
 /** One NATS message carries every decision of one partition gathered in one event-loop turn. */
 export interface DecisionBatch {
   requests: DecisionRequest[];
+  /** Wall-clock ms after which the caller no longer waits: the owner skips the batch rather than count it. */
+  expiresAt?: number;
 }
 
 /**
  * The owner answers with one verdict per request, in order, or refuses the whole batch when it is not (or no
  * longer) the partition's owner, so the caller retries and reaches the new owner.
  */
-export type DecisionBatchReply = { verdicts: Verdict[] } | { notOwner: true };
+export type DecisionBatchReply = { verdicts: Verdict[] } | { notOwner: true } | { expired: true };
 
 /** Key changes that the owner applies before it acknowledges (spec 3: revoke and rotate are immediate). */
 export type ControlMessage =

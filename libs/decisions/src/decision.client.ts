@@ -1,4 +1,5 @@
-import { ErrorCode, type NatsConnection, type NatsError } from 'nats';
+import { withProducerSpan } from '@gateway/telemetry';
+import { ErrorCode, type MsgHdrs, type NatsConnection, type NatsError } from 'nats';
 import { batchCodec, batchReplyCodec, controlCodec, controlReplyCodec, type ControlMessage } from './codec';
 import { DEFAULT_PARTITIONS, DEFAULT_SUBJECT_PREFIX, partitionOf, partitionSubjects } from './partitions';
 import type { DecisionRequest, Verdict } from './verdict';
@@ -41,7 +42,7 @@ export class DecisionClient {
   ) {
     this.partitions = options.partitions ?? DEFAULT_PARTITIONS;
     this.prefix = options.subjectPrefix ?? DEFAULT_SUBJECT_PREFIX;
-    this.requestTimeoutMs = options.requestTimeoutMs ?? 1_000;
+    this.requestTimeoutMs = options.requestTimeoutMs ?? 2_000;
     this.retryBudgetMs = options.retryBudgetMs ?? 4_000;
   }
 
@@ -74,45 +75,74 @@ export class DecisionClient {
     for (const [partition, pending] of batches) void this.send(partition, pending, Date.now() + this.retryBudgetMs);
   }
 
-  private async send(partition: number, pending: Pending[], giveUpAt: number): Promise<void> {
+  /**
+   * One NATS request per batch, traced as a PRODUCER span whose context travels in the message headers. The batch
+   * runs in the context of the request that opened it; every decision also carries its own request's traceparent
+   * (DecisionRequest.traceparent), which the actor's span of that decision takes as its parent.
+   */
+  private send(partition: number, pending: Pending[], giveUpAt: number): Promise<void> {
     const subject = partitionSubjects(this.prefix, partition).decide;
-    const payload = batchCodec.encode({ requests: pending.map((item) => item.request) });
+    return withProducerSpan(
+      `${this.prefix} decide`,
+      { 'messaging.destination.name': subject, 'messaging.batch.message_count': pending.length },
+      (headers) => this.sendBatch(subject, pending, giveUpAt, headers),
+    );
+  }
+
+  /**
+   * Retries while the budget lasts when no owner answered: no responders, the owner refused the batch as not its
+   * own, or a timeout (the owner died, or is overloaded). Every attempt carries its own deadline and an owner skips a
+   * batch whose deadline passed before it started deciding, so a late owner never counts a batch its caller already
+   * re-sent, and an overloaded owner sheds stale work cheaply instead of deciding it twice.
+   */
+  private async sendBatch(subject: string, pending: Pending[], giveUpAt: number, headers?: MsgHdrs): Promise<void> {
+    const requests = pending.map((item) => item.request);
     for (let attempt = 0; ; attempt++) {
+      const timeout = Math.max(1, Math.min(this.requestTimeoutMs, giveUpAt - Date.now()));
+      const payload = batchCodec.encode({ requests, expiresAt: Date.now() + timeout });
       try {
         const reply = batchReplyCodec.decode(
-          (await this.nc.request(subject, payload, { timeout: this.requestTimeoutMs })).data,
+          (await this.nc.request(subject, payload, { timeout, ...(headers ? { headers } : {}) })).data,
         );
         if ('verdicts' in reply) {
           pending.forEach((item, index) => item.resolve(reply.verdicts[index] ?? UNAVAILABLE));
           return;
         }
+        if ('expired' in reply) break;
       } catch (error) {
-        if (!isRetryable(error)) {
-          pending.forEach((item) => item.resolve(UNAVAILABLE));
-          return;
-        }
+        if (!isRetryable(error)) break;
       }
-      if (Date.now() >= giveUpAt) {
-        pending.forEach((item) => item.resolve(UNAVAILABLE));
-        return;
-      }
+      if (Date.now() >= giveUpAt) break;
       await delay(Math.min(25 * 2 ** attempt, 250));
     }
+    pending.forEach((item) => item.resolve(UNAVAILABLE));
   }
 
-  private async control(keyHash: string, message: ControlMessage): Promise<void> {
+  private control(keyHash: string, message: ControlMessage): Promise<void> {
     const subject = partitionSubjects(this.prefix, partitionOf(keyHash, this.partitions)).control;
+    return withProducerSpan(`${this.prefix} ${message.op}`, { 'messaging.destination.name': subject }, (headers) =>
+      this.sendControl(subject, message, headers),
+    );
+  }
+
+  private async sendControl(subject: string, message: ControlMessage, headers?: MsgHdrs): Promise<void> {
     const giveUpAt = Date.now() + this.retryBudgetMs;
     for (let attempt = 0; ; attempt++) {
       try {
         const reply = controlReplyCodec.decode(
-          (await this.nc.request(subject, controlCodec.encode(message), { timeout: this.requestTimeoutMs })).data,
+          (
+            await this.nc.request(subject, controlCodec.encode(message), {
+              timeout: this.requestTimeoutMs,
+              ...(headers ? { headers } : {}),
+            })
+          ).data,
         );
         if ('ok' in reply) return;
       } catch (error) {
         // Nobody owns the partition: the next owner loads the key fresh from MongoDB, so nothing is stale.
         if ((error as NatsError).code === ErrorCode.NoResponders) return;
-        if (!isRetryable(error)) throw error;
+        // A refund must not be applied twice: after a timeout it may already have been.
+        if (message.op === 'refund' || !isRetryable(error)) throw error;
       }
       if (Date.now() >= giveUpAt) throw new Error(`no acknowledgement from the owner of ${subject}`);
       await delay(Math.min(25 * 2 ** attempt, 250));

@@ -18,3 +18,4 @@ export { DecisionClient } from './decision.client';
 export type { DecisionClientOptions } from './decision.client';
 export { KeyLifecycle } from './key-lifecycle';
 export type { KeyLifecycleDeps } from './key-lifecycle';
+export { rateLimitHeaders } from './rate-limit-headers';

@@ -48,6 +48,35 @@ export class UsageLedger {
     return this.connection.db!.collection<LedgerDocument>('monthly_usage');
   }
 
+  private get epochs() {
+    return this.connection.db!.collection<{ _id: string; value: number }>('quota_epochs');
+  }
+
+  /**
+   * The fencing token of a new partition ownership: one counter in the same database as the usage it fences, so
+   * every token is above every token already written into a usage document, whatever happened to the leases.
+   */
+  async nextEpoch(): Promise<number> {
+    const doc = await this.epochs.findOneAndUpdate(
+      { _id: 'ownership' },
+      { $inc: { value: 1 } },
+      { upsert: true, returnDocument: 'after' },
+    );
+    return doc!.value;
+  }
+
+  /** Lifts the counter above the highest token found in usage documents (data written before the counter existed). */
+  async ensureEpochFloor(): Promise<void> {
+    const [highest] = await this.collection
+      .find({}, { projection: { epoch: 1 } })
+      .sort({ epoch: -1 })
+      .limit(1)
+      .toArray();
+    if (highest?.epoch) {
+      await this.epochs.updateOne({ _id: 'ownership' }, { $max: { value: highest.epoch } }, { upsert: true });
+    }
+  }
+
   /**
    * Claims the key's month for `epoch` and returns what this owner may rely on. A reservation left by an owner
    * that died (reserved > used) is counted as used: its fate is unknown, and block mode must never over-admit.

@@ -44,6 +44,7 @@ export class ActorNode {
   private flushTimer?: NodeJS.Timeout;
   private evictTimer?: NodeJS.Timeout;
   private ticking: Promise<void> = Promise.resolve();
+  private flushing = false;
   private stopping = false;
   private readonly offset: number;
 
@@ -61,6 +62,7 @@ export class ActorNode {
   }
 
   async start(): Promise<void> {
+    await this.deps.ledger.ensureEpochFloor();
     this.leases = await LeaseTable.open(this.deps.nc, {
       bucket: this.options.leaseBucket,
       nodeId: this.options.nodeId,
@@ -131,7 +133,7 @@ export class ActorNode {
     for (let i = 0; i < this.options.partitions && claimed < wanted; i++) {
       const partition = (this.offset + i) % this.options.partitions;
       if (this.actors.has(partition)) continue;
-      const lease = await this.leases.tryAcquire(partition, now);
+      const lease = await this.leases.tryAcquire(partition, now, () => this.deps.ledger.nextEpoch());
       if (!lease) continue;
       const actor = new PartitionActor(lease, {
         nc: this.deps.nc,
@@ -162,6 +164,14 @@ export class ActorNode {
   }
 
   private async flushAll(): Promise<void> {
-    await Promise.all([...this.actors.values()].map((actor) => actor.flush()));
+    // One round at a time: when the database is slower than the interval, the next round writes the counts
+    // gathered meanwhile in one go, instead of queueing rounds without bound in front of every other query.
+    if (this.flushing) return;
+    this.flushing = true;
+    try {
+      await Promise.all([...this.actors.values()].map((actor) => actor.flush()));
+    } finally {
+      this.flushing = false;
+    }
   }
 }

@@ -42,43 +42,38 @@ export class LeaseTable {
     return `p${partition}`;
   }
 
-  /** Tries to acquire a free or expired partition; null when someone else holds it. */
-  async tryAcquire(partition: number, nowMs: number): Promise<HeldLease | null> {
+  /**
+   * Tries to acquire a free or expired partition; null when someone else holds it. `nextEpoch` gives the fencing
+   * token of this ownership; it comes from the database that holds the usage (see UsageLedger.nextEpoch), so it
+   * stays above every token ever written there even when this bucket is recreated.
+   */
+  async tryAcquire(partition: number, nowMs: number, nextEpoch: () => Promise<number>): Promise<HeldLease | null> {
     const entry = await this.kv.get(this.key(partition));
     const expiresAt = nowMs + this.ttlMs;
+    let revision: number;
     try {
       if (!entry || entry.operation !== 'PUT') {
-        // The epoch is the revision of this very write, known only after it: write, then stamp it.
-        const revision = await this.kv.create(
+        revision = await this.kv.create(this.key(partition), json.encode({ owner: this.nodeId, expiresAt, epoch: 0 }));
+      } else {
+        const current = json.decode(entry.value);
+        if (current.owner !== this.nodeId && nowMs <= current.expiresAt + this.marginMs) return null;
+        revision = await this.kv.update(
           this.key(partition),
           json.encode({ owner: this.nodeId, expiresAt, epoch: 0 }),
+          entry.revision,
         );
-        return this.stamp(partition, revision, expiresAt);
       }
-      const current = json.decode(entry.value);
-      if (current.owner !== this.nodeId && nowMs <= current.expiresAt + this.marginMs) return null;
-      const revision = await this.kv.update(
-        this.key(partition),
-        json.encode({ owner: this.nodeId, expiresAt, epoch: 0 }),
-        entry.revision,
-      );
-      return this.stamp(partition, revision, expiresAt);
     } catch {
       return null; // lost the compare-and-set race
     }
-  }
-
-  private async stamp(partition: number, acquiredRevision: number, expiresAt: number): Promise<HeldLease | null> {
+    const lease: HeldLease = { partition, epoch: 0, revision, validUntil: expiresAt - this.marginMs };
     try {
-      const revision = await this.kv.update(
-        this.key(partition),
-        json.encode({ owner: this.nodeId, expiresAt, epoch: acquiredRevision }),
-        acquiredRevision,
-      );
-      return { partition, epoch: acquiredRevision, revision, validUntil: expiresAt - this.marginMs };
+      lease.epoch = await nextEpoch();
     } catch {
+      await this.release(lease); // no fencing token, no ownership
       return null;
     }
+    return (await this.renew(lease, Date.now())) ? lease : null;
   }
 
   /** Extends a held lease; false when it was lost (then the holder must stop at once). */

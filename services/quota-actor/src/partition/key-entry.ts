@@ -17,6 +17,18 @@ export interface KeyEntry {
   lastSeenMs: number;
 }
 
+/**
+ * Applies a freshly loaded record to the entry in place: whoever holds the entry (a decision waiting for its
+ * month's usage to open) keeps working on the same object, so no counted unit can land on a discarded copy.
+ */
+export function applyRecord(entry: KeyEntry, record: KeyDecisionRecord | null, nowMs: number): void {
+  const fresh = buildKeyEntry(entry.hash, record, nowMs, entry);
+  entry.record = fresh.record;
+  entry.loadedAtMs = fresh.loadedAtMs;
+  entry.ipAllowed = fresh.ipAllowed;
+  entry.limiter = fresh.limiter;
+}
+
 export function buildKeyEntry(
   hash: string,
   record: KeyDecisionRecord | null,

@@ -9,13 +9,13 @@ import {
   type Verdict,
 } from '@gateway/decisions';
 import type { KeyDecisionLoader, KeyDecisionRecord } from '@gateway/store';
-import type { Logger } from '@gateway/telemetry';
-import type { Msg, NatsConnection, Subscription } from 'nats';
+import { setSafeAttributes, withConsumerSpan, type Logger } from '@gateway/telemetry';
+import { headers as natsHeaders, type Msg, type NatsConnection, type Subscription } from 'nats';
 import { monthOf } from '../limits/calendar';
 import { UsageCounter } from '../limits/usage-counter';
 import { FencedError, type UsageDelta, type UsageLedger } from '../limits/usage-ledger';
 import type { HeldLease } from '../ownership/lease-table';
-import { buildKeyEntry, type KeyEntry } from './key-entry';
+import { applyRecord, buildKeyEntry, type KeyEntry } from './key-entry';
 import { decideForKey, type UsageAccess } from './key-decider';
 
 export interface PartitionActorDeps {
@@ -31,6 +31,9 @@ export interface PartitionActorDeps {
   onDecision?: (verdict: Verdict) => void;
   onFenced?: (partition: number) => void;
 }
+
+/** A span as @gateway/telemetry hands it out (quota-actor does not depend on @opentelemetry/api itself). */
+type Span = Parameters<typeof setSafeAttributes>[0];
 
 const UNAVAILABLE: Verdict = { ok: false, code: 'service_unavailable', detail: 'the key could not be loaded' };
 
@@ -50,6 +53,7 @@ export class PartitionActor {
    */
   private writes: Promise<unknown> = Promise.resolve();
   private stopped = false;
+  private periodicFlushRunning = false;
   private readonly usageAccess: UsageAccess;
 
   constructor(
@@ -107,15 +111,34 @@ export class PartitionActor {
     });
   }
 
-  private async onDecide(msg: Msg): Promise<void> {
+  /** The batch is one CONSUMER span (child of the edge's producer span, from the message headers). */
+  private onDecide(msg: Msg): Promise<void> {
+    return withConsumerSpan(`${this.deps.subjectPrefix} decide`, msg, (span) => this.decideBatch(msg, span), {
+      'gateway.partition': this.partition,
+    });
+  }
+
+  private async decideBatch(msg: Msg, batchSpan: Span): Promise<void> {
     if (!this.owns()) {
+      setSafeAttributes(batchSpan, { 'gateway.not_owner': true });
       msg.respond(batchReplyCodec.encode({ notOwner: true }));
       return;
     }
-    const { requests } = batchCodec.decode(msg.data);
+    const { requests, expiresAt } = batchCodec.decode(msg.data);
+    setSafeAttributes(batchSpan, { 'messaging.batch.message_count': requests.length });
+    if (expiresAt !== undefined && Date.now() > expiresAt) {
+      // The caller stopped waiting (overload): deciding now would count requests nobody will send.
+      setSafeAttributes(batchSpan, { 'gateway.expired': true });
+      msg.respond(batchReplyCodec.encode({ expired: true }));
+      return;
+    }
     const verdicts: Verdict[] = [];
     await this.preload(requests);
-    for (const request of requests) verdicts.push(await this.decideOne(request));
+    if (expiresAt !== undefined && Date.now() > expiresAt) {
+      msg.respond(batchReplyCodec.encode({ expired: true }));
+      return;
+    }
+    for (const request of requests) verdicts.push(await this.tracedDecision(msg.subject, request));
     if (!this.owns()) {
       // The lease ran out while we worked: do not let the caller act on verdicts a new owner may contradict.
       msg.respond(batchReplyCodec.encode({ notOwner: true }));
@@ -127,6 +150,30 @@ export class PartitionActor {
   private async preload(requests: DecisionRequest[]): Promise<void> {
     const missing = [...new Set(requests.map((request) => request.keyHash))].filter((hash) => !this.entries.has(hash));
     if (missing.length > 0) await Promise.allSettled(missing.map((hash) => this.entry(hash)));
+  }
+
+  /**
+   * One span per decision, child of the request that asked for it (DecisionRequest.traceparent: the edge's request
+   * span), so each request's trace shows its own verdict even when its decision shared a batch with others.
+   */
+  private tracedDecision(subject: string, request: DecisionRequest): Promise<Verdict> {
+    const parent = request.traceparent === undefined ? undefined : natsHeaders();
+    parent?.set('traceparent', request.traceparent!);
+    return withConsumerSpan(
+      'quota-actor decision',
+      { subject, ...(parent ? { headers: parent } : {}) },
+      async (span) => {
+        const verdict = await this.decideOne(request);
+        setSafeAttributes(span, {
+          'gateway.intent': request.intent,
+          'gateway.provider': request.provider,
+          'gateway.key_id': verdict.keyId,
+          'gateway.decision': verdict.ok ? 'admitted' : verdict.code,
+        });
+        return verdict;
+      },
+      { 'gateway.partition': this.partition },
+    );
   }
 
   private async decideOne(request: DecisionRequest): Promise<Verdict> {
@@ -145,7 +192,13 @@ export class PartitionActor {
     return verdict;
   }
 
-  private async onControl(msg: Msg): Promise<void> {
+  private onControl(msg: Msg): Promise<void> {
+    return withConsumerSpan(`${this.deps.subjectPrefix} control`, msg, () => this.control(msg), {
+      'gateway.partition': this.partition,
+    });
+  }
+
+  private async control(msg: Msg): Promise<void> {
     if (!this.owns()) {
       msg.respond(controlReplyCodec.encode({ notOwner: true }));
       return;
@@ -158,11 +211,20 @@ export class PartitionActor {
 
   /** Applies a key change from MongoDB before acknowledging it; a revoked key's usage is written out at once. */
   private async reload(hash: string): Promise<void> {
-    const previous = this.entries.get(hash);
     const record = await this.deps.loader.loadDecisionRecord(hash);
-    const entry = buildKeyEntry(hash, record, Date.now(), previous);
-    this.entries.set(hash, entry);
+    const entry = this.upsertEntry(hash, record);
     if (record && record.status !== 'active' && entry.usage) await this.flush(true, [entry]);
+  }
+
+  private upsertEntry(hash: string, record: KeyDecisionRecord | null): KeyEntry {
+    const existing = this.entries.get(hash);
+    if (existing) {
+      applyRecord(existing, record, Date.now());
+      return existing;
+    }
+    const entry = buildKeyEntry(hash, record, Date.now());
+    this.entries.set(hash, entry);
+    return entry;
   }
 
   private entry(hash: string): Promise<KeyEntry> {
@@ -181,11 +243,7 @@ export class PartitionActor {
     if (!pending) {
       pending = this.deps.loader
         .loadDecisionRecord(hash)
-        .then((record: KeyDecisionRecord | null) => {
-          const entry = buildKeyEntry(hash, record, Date.now(), this.entries.get(hash));
-          this.entries.set(hash, entry);
-          return entry;
-        })
+        .then((record: KeyDecisionRecord | null) => this.upsertEntry(hash, record))
         .finally(() => this.loading.delete(hash));
       this.loading.set(hash, pending);
     }
@@ -195,7 +253,10 @@ export class PartitionActor {
   private async refresh(hash: string): Promise<void> {
     try {
       const record = await this.deps.loader.loadDecisionRecord(hash);
-      this.entries.set(hash, buildKeyEntry(hash, record, Date.now(), this.entries.get(hash)));
+      // Applied in the partition's queue, between decisions, never in the middle of one.
+      this.enqueue(async () => {
+        this.upsertEntry(hash, record);
+      });
     } catch (error) {
       this.deps.logger.warn({ err: error, partition: this.partition }, 'background key refresh failed');
     }
@@ -223,6 +284,22 @@ export class PartitionActor {
 
   /** Writes the unflushed usage of this partition's keys in one bulk write. */
   async flush(release = false, only?: KeyEntry[]): Promise<void> {
+    // The periodic flush skips a beat while the previous one is still writing, rather than queueing behind it
+    // (and in front of reservations) when the database is slow.
+    if (!release && !only) {
+      if (this.periodicFlushRunning) return;
+      this.periodicFlushRunning = true;
+      try {
+        await this.flushNow(false);
+      } finally {
+        this.periodicFlushRunning = false;
+      }
+      return;
+    }
+    await this.flushNow(release, only);
+  }
+
+  private async flushNow(release: boolean, only?: KeyEntry[]): Promise<void> {
     const now = Date.now();
     const month = monthOf(now);
     const deltas: { entry: KeyEntry; delta: UsageDelta; raw: ReturnType<UsageCounter['drain']> }[] = [];
