@@ -15,7 +15,8 @@ describe('local stack', () => {
   });
 
   afterAll(() => {
-    if (stack && stack.exitCode === null) stack.kill('SIGKILL');
+    // The stack runs in its own process group: a failed test kills its services too, not just the launcher.
+    if (stack?.pid && stack.exitCode === null) process.kill(-stack.pid, 'SIGKILL');
     rmSync(localDir, { recursive: true, force: true });
   });
 
@@ -29,6 +30,7 @@ describe('local stack', () => {
         MONGODB_URI: testDatabaseUri('stack'),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
     });
     stack.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     stack.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
