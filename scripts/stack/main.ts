@@ -13,14 +13,17 @@ async function main(): Promise<void> {
 Data gateway is running.
 
   REST gateway   ${urls.rest}
+  MCP endpoint   ${urls.mcp}   (Authorization: Bearer <key>)
   Sandbox        ${urls.sandbox}   (the platforms' stand-in)
-  Metrics        ${urls.edge_metrics}  ${urls.quota_actor_metrics}  ${urls.provider_proxy_metrics}
+  Metrics        ${urls.edge_metrics}  ${urls.mcp_metrics}  ${urls.quota_actor_metrics}  ${urls.provider_proxy_metrics}
 
   Demo key       ${demo.api_key}
   Account ids    ${demo.account_ids.join(', ')}
 
   Try:  curl -H 'X-API-Key: ${demo.api_key}' ${urls.rest}/v1/me
         curl -H 'X-API-Key: ${demo.api_key}' '${urls.rest}/v1/video-ads/v1.3/oauth2/advertiser/get/'
+        curl -H 'Authorization: Bearer ${demo.api_key}' -H 'Content-Type: application/json' \\
+          -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"check_quota"}}' ${urls.mcp}
 
   Logs in ${stack.localDir}/logs/, addresses in ${stack.localDir}/stack.json. Ctrl-C stops everything.
 `);

@@ -34,6 +34,8 @@ const FIXED_PORTS = {
   'provider-proxy': { GRPC_PORT: '50051', HTTP_PORT: '9465' },
   'quota-actor': { HTTP_PORT: '9464' },
   'edge-auth': { PORT: '8080' },
+  'mcp-server': { PORT: '8081' },
+  'portal-api': { PORT: '8082' },
 } as const;
 
 type ServiceName = keyof typeof FIXED_PORTS;
@@ -78,7 +80,14 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
     const service = await startService(
       name === 'sandbox' ? 'platform-sandbox' : name,
       { NODE_ENV: 'development', LOG_LEVEL: env.LOG_LEVEL ?? 'info', ...ports, ...serviceEnv },
-      { listeners, baseEnv: env, onLine: (line) => logFile.write(`${line}\n`), timeoutMs: 60_000 },
+      {
+        listeners,
+        baseEnv: env,
+        onLine: (line) => logFile.write(`${line}\n`),
+        timeoutMs: 60_000,
+        // Traces only when there is somewhere to send them (the SDK costs over a second of startup otherwise).
+        preloadTelemetry: Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT) && name !== 'sandbox',
+      },
     );
     services.set(name, service);
     log(`${name} is up: ${Object.values(service.urls).join(' ')}`);
@@ -113,6 +122,31 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
       ['http'],
     );
 
+    // The MCP endpoint (spec 4.3) on the same keys, quota and allowlist; its URL is the bound address + /mcp.
+    const mcp = await launch(
+      'mcp-server',
+      { NATS_URL: nats.url, PROVIDER_PROXY_ADDRESS: new URL(proxy.urls.grpc!).host, ...limiterEnv },
+      ['http'],
+    );
+
+    // The key portal (web app and JSON API); platform grants come back to its bound address.
+    const portal = await launch(
+      'portal-api',
+      {
+        MONGODB_URI: mongoUri,
+        NATS_URL: nats.url,
+        CREDENTIALS_ENCRYPTION_KEYS: secrets.credentialsKeys,
+        CREDENTIALS_ACTIVE_KEY_ID: secrets.credentialsActiveKeyId,
+        VIDEO_ADS_BASE_URL: sandbox.url,
+        VIDEO_ADS_APP_ID: secrets.videoAdsAppId,
+        VIDEO_ADS_APP_SECRET: secrets.videoAdsAppSecret,
+        REST_BASE_URL: edge.url,
+        MCP_URL: `${mcp.url}/mcp`,
+        ...limiterEnv,
+      },
+      ['http'],
+    );
+
     const statePath = join(localDir, 'stack.json');
     const previous = existsSync(statePath)
       ? (JSON.parse(readFileSync(statePath, 'utf8')) as Partial<StackInfo>).demo
@@ -133,11 +167,14 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
     const info: StackInfo = {
       urls: {
         rest: edge.url,
+        mcp: `${mcp.url}/mcp`,
+        portal: portal.url,
         sandbox: sandbox.url,
         provider_proxy_grpc: proxy.urls.grpc!,
         provider_proxy_metrics: `${proxy.urls.http}/metrics`,
         quota_actor_metrics: `${actor.url}/metrics`,
         edge_metrics: `${edge.url}/metrics`,
+        mcp_metrics: `${mcp.url}/metrics`,
       },
       demo,
       infra: { nats: nats.url, mongodb: mongoUri, ...limiterEnv },

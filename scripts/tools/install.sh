@@ -3,7 +3,8 @@
 #
 #   scripts/tools/install.sh              ferretdb only (the one the integration tests need)
 #   scripts/tools/install.sh all          every tool below
-#   scripts/tools/install.sh k6 helm      the named tools
+#   scripts/tools/install.sh k6 helm      the named tools (gubernator: the limiter baseline of npm run bench)
+#   scripts/tools/install.sh helm kubeconform k8s-schemas   what scripts/ci/chart-checks.sh needs
 #
 # A tool is skipped when its binary exists and its stamp file (.tools/bin/.<tool>.version) names the
 # pinned version. GATEWAY_TOOLS_DIR overrides the install root (default <repo>/.tools).
@@ -20,8 +21,21 @@ FERRETDB_VERSION="v1.24.2"
 NATS_SERVER_VERSION="v2.10.29"
 K6_VERSION="v1.8.1"
 HELM_VERSION="v3.22.0"
+# gubernator: the per-key rate-limiter baseline of `npm run bench` (PERFORMANCE.md).
+GUBERNATOR_VERSION="v2.19.1"
+# kubeconform validates rendered manifests offline against k8s-schemas (scripts/ci/chart-checks.sh).
+KUBECONFORM_VERSION="v0.8.0"
+# k8s-schemas: JSON schemas of every Kubernetes kind, converted by scripts/ci/k8s-json-schemas.ts from the
+# api/openapi-spec/swagger.json of the k8s.io/kubernetes Go module at this version (the minor that helm's
+# client-go assumes; the module proxy refuses the zips of v1.37.1 and later patches).
+K8S_SCHEMAS_VERSION="v1.37.0"
+# skaffold: only to validate skaffold.yaml; large (several minutes to build), so never part of all.
+SKAFFOLD_VERSION="v2.16.1"
 
-ALL_TOOLS=(ferretdb nats-server k6 helm)
+ALL_TOOLS=(ferretdb nats-server k6 helm kubeconform k8s-schemas)
+# Built only when named: the module proxy may refuse them, and nothing but a benchmark baseline (gubernator) or
+# an optional check (skaffold) needs them.
+EXTRA_TOOLS=(gubernator skaffold)
 
 log() { printf '[tools] %s\n' "$*"; }
 die() {
@@ -32,9 +46,12 @@ die() {
 usage() {
   cat <<EOF
 usage: scripts/tools/install.sh [all | tool...]
-tools: ${ALL_TOOLS[*]}
+tools: ${ALL_TOOLS[*]} ${EXTRA_TOOLS[*]}
   (no argument)  ferretdb only
-  all            every tool (nats-server is skipped when one is already installed on this machine)
+  all            ${ALL_TOOLS[*]} (nats-server is skipped when one is already installed on this machine)
+  gubernator     the limiter baseline of npm run bench (not part of all)
+  skaffold       validates skaffold.yaml (not part of all: a long build)
+  k8s-schemas    Kubernetes JSON schemas for kubeconform, into $TOOLS_DIR/k8s-schemas (needs npm ci first)
 installs into: $BIN_DIR
 EOF
 }
@@ -45,6 +62,18 @@ tool_version() {
     nats-server) echo "$NATS_SERVER_VERSION" ;;
     k6) echo "$K6_VERSION" ;;
     helm) echo "$HELM_VERSION" ;;
+    gubernator) echo "$GUBERNATOR_VERSION" ;;
+    kubeconform) echo "$KUBECONFORM_VERSION" ;;
+    k8s-schemas) echo "$K8S_SCHEMAS_VERSION" ;;
+    skaffold) echo "$SKAFFOLD_VERSION" ;;
+  esac
+}
+
+# Where a tool lives once installed: a binary in $BIN_DIR, except the schema set (a directory).
+tool_path() {
+  case "$1" in
+    k8s-schemas) echo "$TOOLS_DIR/k8s-schemas/$K8S_SCHEMAS_VERSION-standalone-strict" ;;
+    *) echo "$BIN_DIR/$1" ;;
   esac
 }
 
@@ -55,6 +84,10 @@ tool_alternative() {
     nats-server) echo "install nats-server (e.g. apt-get install nats-server) or set NATS_URL to a server with JetStream" ;;
     k6) echo "install k6 from https://grafana.com/docs/k6/latest/set-up/install-k6/" ;;
     helm) echo "install helm from https://helm.sh/docs/intro/install/" ;;
+    gubernator) echo "run the benchmark with --only gateway or --only accuracy (gubernator is only the limiter baseline)" ;;
+    kubeconform) echo "install kubeconform from https://github.com/yannh/kubeconform/releases" ;;
+    k8s-schemas) echo "point kubeconform at a copy of the kubernetes-json-schema sets (KUBECONFORM_SCHEMAS=<dir>)" ;;
+    skaffold) echo "install skaffold from https://skaffold.dev/docs/install/ (skaffold.yaml is also checked by test/deploy)" ;;
   esac
 }
 
@@ -77,7 +110,7 @@ stamp_file() { echo "$BIN_DIR/.$1.version"; }
 is_current() {
   local tool="$1" version="$2" stamp
   stamp="$(stamp_file "$tool")"
-  [[ -x "$BIN_DIR/$tool" && -f "$stamp" && "$(cat "$stamp")" == "$version" ]]
+  [[ -x "$(tool_path "$tool")" && -f "$stamp" && "$(cat "$stamp")" == "$version" ]]
 }
 
 # A ferretdb binary built before stamps existed reports its version itself; adopt it instead of rebuilding.
@@ -93,7 +126,8 @@ adopt_unstamped() {
 build_from_source() {
   local tool="$1" module="$2" version="$3" package="$4" ldflags="${5:-}" json module_dir work
   log "$tool: downloading $module@$version source"
-  json="$(go mod download -json "$module@$version")" || die "$tool: go mod download $module@$version failed"
+  json="$(go mod download -json "$module@$version")" ||
+    die "$tool: go mod download $module@$version failed: $(printf '%s\n' "$json" | sed -n 's/^[[:space:]]*"Error": "\(.*\)",\{0,1\}$/\1/p')"
   module_dir="$(printf '%s\n' "$json" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')"
   [[ -n "$module_dir" && -d "$module_dir" ]] || die "$tool: go mod download printed no source directory: $json"
   work="$SRC_DIR/$tool@$version"
@@ -157,11 +191,27 @@ go_install_or_build() {
   build_from_source "$tool" "$module" "$version" "$package" "$ldflags"
 }
 
+# The Kubernetes OpenAPI document ships in the k8s.io/kubernetes module; only that file is read.
+install_k8s_schemas() {
+  local version="$1" json module_dir out
+  command -v node >/dev/null 2>&1 || die "k8s-schemas: node is needed to convert the OpenAPI document"
+  [[ -d "$ROOT/node_modules/tsx" ]] || die "k8s-schemas: run npm ci first (the converter runs through tsx)"
+  log "k8s-schemas: downloading k8s.io/kubernetes@$version (for api/openapi-spec/swagger.json)"
+  json="$(go mod download -json "k8s.io/kubernetes@$version")" ||
+    die "k8s-schemas: go mod download k8s.io/kubernetes@$version failed: $(printf '%s\n' "$json" | sed -n 's/^[[:space:]]*"Error": "\(.*\)",\{0,1\}$/\1/p')"
+  module_dir="$(printf '%s\n' "$json" | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",\{0,1\}$/\1/p')"
+  [[ -f "$module_dir/api/openapi-spec/swagger.json" ]] || die "k8s-schemas: no api/openapi-spec/swagger.json in $module_dir"
+  out="$(tool_path k8s-schemas)"
+  rm -rf "$out"
+  node --import tsx "$ROOT/scripts/ci/k8s-json-schemas.ts" "$module_dir/api/openapi-spec/swagger.json" "$out" ||
+    die "k8s-schemas: conversion failed"
+}
+
 install_tool() {
   local tool="$1" version started
   version="$(tool_version "$tool")"
   if is_current "$tool" "$version" || adopt_unstamped "$tool" "$version"; then
-    log "$tool $version: already installed at $BIN_DIR/$tool"
+    log "$tool $version: already installed at $(tool_path "$tool")"
     return 0
   fi
   require_go "$tool"
@@ -172,9 +222,17 @@ install_tool() {
     nats-server) go_install_or_build nats-server github.com/nats-io/nats-server/v2 "$version" . ;;
     k6) go_install_or_build k6 go.k6.io/k6 "$version" . ;;
     helm) go_install_or_build helm helm.sh/helm/v3 "$version" ./cmd/helm ;;
+    gubernator) go_install_or_build gubernator github.com/gubernator-io/gubernator/v2 "$version" ./cmd/gubernator ;;
+    kubeconform) go_install_or_build kubeconform github.com/yannh/kubeconform "$version" ./cmd/kubeconform ;;
+    k8s-schemas) install_k8s_schemas "$version" ;;
+    skaffold)
+      go_install_or_build skaffold github.com/GoogleContainerTools/skaffold/v2 "$version" ./cmd/skaffold
+      # Its examples hold package.json files that jest's module map (rootDir: the repository) trips over.
+      rm -rf "$SRC_DIR/skaffold@$version"
+      ;;
   esac
   echo "$version" >"$(stamp_file "$tool")"
-  log "$tool $version: installed at $BIN_DIR/$tool in $((SECONDS - started)) s"
+  log "$tool $version: installed at $(tool_path "$tool") in $((SECONDS - started)) s"
 }
 
 # Two callers (say the test harness and the local stack) may build the same tool at once.
@@ -216,7 +274,7 @@ main() {
           tools+=("$t")
         done
         ;;
-      ferretdb | nats-server | k6 | helm) tools+=("$tool") ;;
+      ferretdb | nats-server | k6 | helm | gubernator | kubeconform | k8s-schemas | skaffold) tools+=("$tool") ;;
       *)
         usage >&2
         die "unknown tool '$tool'"

@@ -13,6 +13,9 @@ export const ERROR_CATALOGUE = {
   missing_api_key: { status: 401, title: 'The X-API-Key header is missing' },
   invalid_api_key: { status: 401, title: 'The API key is malformed or unknown' },
   key_revoked: { status: 401, title: 'The API key was revoked or rotated' },
+  // ours: MCP bearer authentication (spec 4.3: a request without a token gets 401; spec 5.3)
+  missing_token: { status: 401, title: 'The request carries no bearer token' },
+  invalid_token: { status: 401, title: 'The bearer token is malformed, unknown or expired' },
   // ours: limits
   rate_limited: { status: 429, title: 'The key exceeded its request rate' },
   quota_exceeded: { status: 429, title: 'The key used up its monthly quota' },

@@ -25,6 +25,7 @@ export { PlatformCredentialsSchema, parsePlatformCredentials } from './platform-
 export type { PlatformCredentials } from './platform-credentials';
 
 export { normaliseCidr, parseIpAllowlist, compileIpAllowlist, IP_ALLOWLIST_MAX_ENTRIES } from './ip-allowlist';
+export { createClientAddressResolver, normaliseAddress } from './client-address';
 export type { IpAllowlistParse } from './ip-allowlist';
 
 export { StoreError } from './store-error';
@@ -59,3 +60,5 @@ export type { MonthlyUsageRecord } from './monthly-usage.repository';
 
 export { KeyDecisionLoader } from './key-decision.loader';
 export type { KeyDecisionRecord, KeyDecisionConnection } from './key-decision.loader';
+
+export { PortalSessionRepository, type PortalSession, type PendingGrant } from './portal-session.repository';

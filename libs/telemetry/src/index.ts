@@ -21,3 +21,4 @@ export {
 } from './metrics.registry';
 export type { HistogramDefinition, HttpRequestLabel, MetricDefinition } from './metrics.registry';
 export { isSecretName, setSafeAttributes } from './safe-attributes';
+export { activeTraceContext } from './trace-context';

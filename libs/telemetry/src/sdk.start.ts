@@ -23,6 +23,8 @@ function instrumentations(plan: TelemetryPlan) {
         '@opentelemetry/instrumentation-fs': { enabled: false },
         '@opentelemetry/instrumentation-dns': { enabled: false },
         '@opentelemetry/instrumentation-net': { enabled: false },
+        // Express 5 routes through the `router` package: its layer spans would say what the Express ones do.
+        '@opentelemetry/instrumentation-router': { enabled: false },
       };
   return getNodeAutoInstrumentations({
     ...quiet,
@@ -31,6 +33,11 @@ function instrumentations(plan: TelemetryPlan) {
       redactedQueryParams: [...SECRET_QUERY_PARAMS],
       redactedQueryParamsServer: [...SECRET_QUERY_PARAMS],
       ignoreIncomingRequestHook: isProbe,
+    },
+    '@opentelemetry/instrumentation-express': {
+      // A span per middleware or handler layer would sit between the request span and the gateway's own spans
+      // (the actor's decision, the gRPC hop) without telling anything; the request span still gets http.route.
+      ignoreLayers: [() => true],
     },
     '@opentelemetry/instrumentation-undici': {
       // fetch() spans record the full URL without redaction; these attributes replace it before the start.

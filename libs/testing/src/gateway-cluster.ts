@@ -11,6 +11,12 @@ export interface GatewayClusterOptions {
   proxyEnv?: Record<string, string>;
   actorEnv?: Record<string, string>;
   edgeEnv?: Record<string, string>;
+  /**
+   * Preload OpenTelemetry in edge-auth, quota-actor and provider-proxy (StartServiceOptions.preloadTelemetry); the
+   * OTEL_* variables of the environment (or of the per-service env) say where spans go. Never in the sandbox,
+   * which stands in for a third-party platform.
+   */
+  preloadTelemetry?: boolean;
   /** development or test; test and development both open the sandbox's control routes. */
   nodeEnv?: string;
   onLine?: (service: string, line: string) => void;
@@ -29,11 +35,25 @@ export interface GatewayCluster {
   proxy: RunningService;
   actors: RunningService[];
   edges: RunningService[];
+  /** mcp-server processes started with startMcp (none by default). */
+  mcps: RunningService[];
   secrets: ClusterSecrets;
   /** PARTITIONS, SUBJECT_PREFIX and KV bucket names shared by this cluster's edges and actors only. */
   sharedEnv: Record<string, string>;
   startActor(extraEnv?: Record<string, string>): Promise<RunningService>;
   startEdge(extraEnv?: Record<string, string>): Promise<RunningService>;
+  /**
+   * Starts an mcp-server on a free port against this cluster's actors and provider-proxy. Its MCP URL is
+   * `${service.url}/mcp` unless extraEnv sets PUBLIC_URL or MCP_PATH.
+   */
+  startMcp(extraEnv?: Record<string, string>): Promise<RunningService>;
+  /** portal-api processes started with startPortal (none by default). */
+  portals: RunningService[];
+  /**
+   * Starts a portal-api on a free port against this cluster's database, actors (key changes) and sandbox (grants);
+   * REST_BASE_URL is the first edge's address unless extraEnv sets it.
+   */
+  startPortal(extraEnv?: Record<string, string>): Promise<RunningService>;
   stop(): Promise<void>;
 }
 
@@ -64,7 +84,12 @@ export async function startGatewayCluster(options: GatewayClusterOptions): Promi
     const service = await startService(
       name,
       { NODE_ENV: nodeEnv, LOG_LEVEL: 'warn', ...env },
-      { listeners, timeoutMs: 60_000, ...(options.onLine ? { onLine: (line) => options.onLine!(name, line) } : {}) },
+      {
+        listeners,
+        timeoutMs: 60_000,
+        preloadTelemetry: options.preloadTelemetry === true && name !== 'platform-sandbox',
+        ...(options.onLine ? { onLine: (line) => options.onLine!(name, line) } : {}),
+      },
     );
     started.push(service);
     return service;
@@ -72,6 +97,8 @@ export async function startGatewayCluster(options: GatewayClusterOptions): Promi
 
   const actors: RunningService[] = [];
   const edges: RunningService[] = [];
+  const mcps: RunningService[] = [];
+  const portals: RunningService[] = [];
   try {
     const sandbox = await launch(
       'platform-sandbox',
@@ -93,6 +120,8 @@ export async function startGatewayCluster(options: GatewayClusterOptions): Promi
         VIDEO_ADS_APP_ID: secrets.appId,
         VIDEO_ADS_APP_SECRET: secrets.appSecret,
         VIDEO_ADS_APP_QPS: '0',
+        GRPC_PORT: '0',
+        HTTP_PORT: '0',
         ...options.proxyEnv,
       },
       ['grpc', 'http'],
@@ -102,6 +131,8 @@ export async function startGatewayCluster(options: GatewayClusterOptions): Promi
       proxy,
       actors,
       edges,
+      mcps,
+      portals,
       secrets,
       sharedEnv,
       async startActor(extraEnv = {}) {
@@ -134,6 +165,41 @@ export async function startGatewayCluster(options: GatewayClusterOptions): Promi
         );
         edges.push(edge);
         return edge;
+      },
+      async startMcp(extraEnv = {}) {
+        const mcp = await launch(
+          'mcp-server',
+          {
+            NATS_URL: options.natsUrl,
+            PROVIDER_PROXY_ADDRESS: new URL(proxy.urls.grpc!).host,
+            ...sharedEnv,
+            ...extraEnv,
+          },
+          ['http'],
+        );
+        mcps.push(mcp);
+        return mcp;
+      },
+      async startPortal(extraEnv = {}) {
+        const portal = await launch(
+          'portal-api',
+          {
+            MONGODB_URI: options.mongoUri,
+            NATS_URL: options.natsUrl,
+            CREDENTIALS_ENCRYPTION_KEYS: secrets.credentialsKeys,
+            CREDENTIALS_ACTIVE_KEY_ID: secrets.credentialsActiveKeyId,
+            VIDEO_ADS_BASE_URL: sandbox.url,
+            VIDEO_ADS_APP_ID: secrets.appId,
+            VIDEO_ADS_APP_SECRET: secrets.appSecret,
+            ...(edges[0] ? { REST_BASE_URL: edges[0].url } : {}),
+            ...(mcps[0] ? { MCP_URL: `${mcps[0].url}/mcp` } : {}),
+            ...sharedEnv,
+            ...extraEnv,
+          },
+          ['http'],
+        );
+        portals.push(portal);
+        return portal;
       },
       async stop() {
         for (const service of [...started].reverse()) await service.stop();

@@ -25,6 +25,12 @@ export interface StartServiceOptions {
   stopGraceMs?: number;
   /** Sees every output line (the local stack forwards them to its console). */
   onLine?: (line: string, stream: 'stdout' | 'stderr') => void;
+  /**
+   * Preloads the OpenTelemetry SDK as the images do (`--import libs/telemetry/src/register.ts`, the development
+   * form of `--require @gateway/telemetry/register`), with OTEL_SERVICE_NAME=<name> unless `env` sets it. It
+   * exports only what the OTEL_* variables of the environment ask for.
+   */
+  preloadTelemetry?: boolean;
 }
 
 export interface RunningService {
@@ -76,9 +82,11 @@ export function startService(
   const urls: Record<string, string> = {};
   let firstUrl: string | undefined;
 
-  const child = spawn(process.execPath, ['--conditions=development', '--import', 'tsx', entry], {
+  const preload = options.preloadTelemetry ? ['--import', join(root, 'libs', 'telemetry', 'src', 'register.ts')] : [];
+  const telemetryEnv = options.preloadTelemetry ? { OTEL_SERVICE_NAME: name } : {};
+  const child = spawn(process.execPath, ['--conditions=development', '--import', 'tsx', ...preload, entry], {
     cwd: options.cwd ?? root,
-    env: { ...(options.baseEnv ?? process.env), NODE_ENV: 'test', PORT: '0', ...env },
+    env: { ...(options.baseEnv ?? process.env), NODE_ENV: 'test', PORT: '0', ...telemetryEnv, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 

@@ -1,15 +1,14 @@
 import { DecisionClient } from '@gateway/decisions';
+import { createClientAddressResolver } from '@gateway/store';
 import { StreamProviderCaller, UnaryProviderCaller, type ProviderCaller } from '@gateway/proto';
 import { createCounter, createMetrics, httpRequestDuration, metricsHandler, type Logger } from '@gateway/telemetry';
 import express from 'express';
 import { createServer, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { PROBLEM_CONTENT_TYPE, problemDetails } from '@gateway/errors';
-import { requestIdOf } from './http/request-id';
+import { PROBLEM_CONTENT_TYPE, problemDetails, requestIdOf } from '@gateway/errors';
 import { connect, type NatsConnection } from 'nats';
 import type { Config } from './config';
 import { createGatewayHandler } from './gateway/gateway.handler';
-import { createClientAddressResolver } from './routing/client-address';
 
 export interface EdgeAuth {
   server: Server;

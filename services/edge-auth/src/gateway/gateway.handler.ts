@@ -1,15 +1,18 @@
-import type { DecisionClient, DecisionRequest, Reject, Verdict } from '@gateway/decisions';
+import {
+  rateLimitHeaders,
+  type DecisionClient,
+  type DecisionRequest,
+  type Reject,
+  type Verdict,
+} from '@gateway/decisions';
+import { requestIdOf, sendProblem, toGatewayCode, wasNotForwarded } from '@gateway/errors';
 import type { ProviderCaller } from '@gateway/proto';
 import { hashApiKey, isWellFormedApiKey } from '@gateway/store';
-import type { Logger } from '@gateway/telemetry';
-import { context, propagation } from '@opentelemetry/api';
+import { setSafeAttributes, type Logger } from '@gateway/telemetry';
+import { context, propagation, trace, type Span } from '@opentelemetry/api';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createGzip } from 'node:zlib';
-import { sendProblem } from '../http/problem-response';
-import { rateLimitHeaders } from '../http/rate-limit-headers';
-import { requestIdOf } from '../http/request-id';
 import { classifyTarget } from '../routing/request-target';
-import { toGatewayCode, wasNotForwarded } from './forward-errors';
 
 export interface GatewayDeps {
   decisions: Pick<DecisionClient, 'decide' | 'refund'>;
@@ -51,11 +54,13 @@ export function createGatewayHandler(deps: GatewayDeps) {
     const keyHash = hashApiKey(apiKey);
     const ip = deps.clientAddress(req.socket.remoteAddress, headerValue(req.headers['x-forwarded-for']));
     const traceparent = currentTraceparent();
+    const span = trace.getActiveSpan();
     const isGet = req.method === 'GET';
 
     if (target.kind === 'me') {
       const request: DecisionRequest = { keyHash, ip, intent: 'describe', ...(traceparent ? { traceparent } : {}) };
       void deps.decisions.decide(request).then((verdict) => {
+        annotate(span, requestId, verdict);
         if (!verdict.ok) return reject(res, requestId, verdict);
         // spec 4.1: only GET; other methods are refused like any path that is not allowed.
         if (!isGet) return sendProblem(res, 'path_not_allowed', requestId, { headers: limitHeaders(verdict) });
@@ -82,6 +87,7 @@ export function createGatewayHandler(deps: GatewayDeps) {
       ...(traceparent ? { traceparent } : {}),
     };
     void deps.decisions.decide(request).then((verdict) => {
+      annotate(span, requestId, verdict, target.provider, target.endpoint?.path);
       if (!verdict.ok) return reject(res, requestId, verdict);
       forward(deps, req, res, requestId, keyHash, verdict, target.provider, target.path, target.query);
     });
@@ -159,6 +165,24 @@ function forward(
   );
   res.on('close', () => {
     if (!res.writableFinished) handle.cancel();
+  });
+}
+
+/** Business attributes of the request span: who, what and the actor's verdict, never the key or the query. */
+function annotate(
+  span: Span | undefined,
+  requestId: string,
+  verdict: Verdict,
+  provider?: string,
+  endpoint?: string,
+): void {
+  if (span === undefined) return;
+  setSafeAttributes(span, {
+    'gateway.request_id': requestId,
+    'gateway.key_id': verdict.keyId,
+    'gateway.provider': provider,
+    'gateway.endpoint': endpoint,
+    'gateway.decision': verdict.ok ? 'admitted' : verdict.code,
   });
 }
 

@@ -19,7 +19,7 @@ import { UnusableCredentialsError } from '../credentials/connection.source';
 import type { CredentialCache, CredentialResult } from '../credentials/credential.cache';
 import { statusClass, type ProxyMetrics } from '../ops/proxy.metrics';
 import { DeadlineExceededError, upstreamFailure } from '../upstream/upstream-failure';
-import type { UpstreamClient, UpstreamResponse } from '../upstream/upstream.client';
+import type { UpstreamClient, UpstreamRequest, UpstreamResponse } from '../upstream/upstream.client';
 import { failure, type ProxyFailure } from './proxy-failure';
 
 export interface AnswerHead {
@@ -120,7 +120,10 @@ export class ProxyService {
     metrics.inFlight.inc(inFlightLabels);
     const parent = ProxyService.parentContext(options.baseContext, request.trace_context);
     try {
-      await tracer.startActiveSpan('provider-proxy fetch', { kind: SpanKind.CLIENT }, parent, async (span) => {
+      // The server side of the caller's request (on Exchange no gRPC span exists per request); the platform call
+      // is its CLIENT child (platformSpan).
+      const kind = options.transport === 'exchange' ? SpanKind.SERVER : SpanKind.INTERNAL;
+      await tracer.startActiveSpan('provider-proxy fetch', { kind }, parent, async (span) => {
         setSafeAttributes(span, {
           'gateway.provider': providerLabel,
           'gateway.key_id': request.key_id || undefined,
@@ -358,15 +361,24 @@ export class ProxyService {
     const remainingMs = scope.deadline - Date.now();
     if (remainingMs <= 0) throw new DeadlineExceededError(scope.timeoutMs);
     const sentAt = performance.now();
+    const platformSpan = startPlatformSpan(scope, prepared.request);
     // The undici auto-instrumentation would record the URL (query with our app secret) and send our trace
-    // headers to the platform; this span already describes the call with safe attributes.
-    const response = await otelContext.with(suppressTracing(otelContext.active()), () =>
-      this.options.upstream.get(prepared.request, { signal: abort, headersTimeoutMs: remainingMs }),
-    );
+    // headers to the platform; platformSpan describes the call with safe attributes instead.
+    let response: UpstreamResponse;
+    try {
+      response = await otelContext.with(suppressTracing(otelContext.active()), () =>
+        this.options.upstream.get(prepared.request, { signal: abort, headersTimeoutMs: remainingMs }),
+      );
+    } catch (error) {
+      endPlatformSpan(platformSpan, undefined, error);
+      throw error;
+    }
+    setSafeAttributes(platformSpan, { 'http.response.status_code': response.status });
     let observed = false;
     const observe = (outcome: string) => {
       if (observed) return;
       observed = true;
+      endPlatformSpan(platformSpan, response.status, outcome === 'error' ? outcome : undefined);
       metrics.upstreamDuration.observe(
         { provider, endpoint: endpoint.path, status_class: outcome },
         (performance.now() - sentAt) / 1000,
@@ -382,6 +394,38 @@ export class ProxyService {
       throw error;
     }
   }
+}
+
+/**
+ * The CLIENT span of one platform HTTP call: method, host, port and path, never the query (it can carry our app
+ * secret) nor any header (the access token). Ends when the answer body is done (see `observe`).
+ */
+function startPlatformSpan(scope: RequestScope, request: UpstreamRequest): Span {
+  const origin = new URL(request.origin);
+  const queryStart = request.pathAndQuery.indexOf('?');
+  const span = tracer.startSpan('GET', { kind: SpanKind.CLIENT }, trace.setSpan(otelContext.active(), scope.span));
+  setSafeAttributes(span, {
+    'http.request.method': 'GET',
+    'server.address': origin.hostname,
+    'server.port': Number(origin.port) || (origin.protocol === 'https:' ? 443 : 80),
+    'url.scheme': origin.protocol.slice(0, -1),
+    'url.path': queryStart === -1 ? request.pathAndQuery : request.pathAndQuery.slice(0, queryStart),
+    'gateway.provider': scope.provider,
+    'gateway.endpoint': scope.endpoint.path,
+  });
+  return span;
+}
+
+function endPlatformSpan(span: Span, status: number | undefined, error: unknown): void {
+  if (error !== undefined) {
+    span.setStatus({ code: SpanStatusCode.ERROR, message: errorName(error) });
+    setSafeAttributes(span, { 'error.type': errorName(error) });
+  } else if (status !== undefined && status >= 400) {
+    // HTTP semantic conventions: a 4xx/5xx answer is an error of the client span.
+    span.setStatus({ code: SpanStatusCode.ERROR });
+    setSafeAttributes(span, { 'error.type': String(status) });
+  }
+  span.end();
 }
 
 /** Reads until `limit` bytes or the end of the body, whichever comes first. */

@@ -1,4 +1,4 @@
-import { context, propagation, trace } from '@opentelemetry/api';
+import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
@@ -48,7 +48,8 @@ describe('provider-proxy tracing', () => {
   });
 
   beforeEach(() => {
-    if (!expect.getState().currentTestName?.includes('auto-instrumentation')) exporter.reset();
+    const name = expect.getState().currentTestName ?? '';
+    if (!name.includes('auto-instrumentation') && !name.includes('CLIENT span')) exporter.reset();
   });
 
   const request = {
@@ -92,9 +93,30 @@ describe('provider-proxy tracing', () => {
     },
   );
 
+  it('records the platform call as its own CLIENT span without the query, under the request span', () => {
+    const spans = exporter.getFinishedSpans();
+    const [fetchSpan] = spans.filter((span) => span.name === 'provider-proxy fetch');
+    const platformSpans = spans.filter((span) => span.name === 'GET');
+    expect(platformSpans).toHaveLength(1);
+    const [platformSpan] = platformSpans;
+    expect(platformSpan!.kind).toBe(SpanKind.CLIENT);
+    expect(platformSpan!.parentSpanContext?.spanId).toBe(fetchSpan!.spanContext().spanId);
+    expect(platformSpan!.attributes).toMatchObject({
+      'http.request.method': 'GET',
+      'server.address': '127.0.0.1',
+      'url.path': '/open_api/v1.3/oauth2/advertiser/get/',
+      'http.response.status_code': 200,
+      'gateway.provider': 'video-ads',
+    });
+    expect(Object.keys(platformSpan!.attributes)).not.toEqual(expect.arrayContaining(['url.full']));
+    expect(Object.keys(platformSpan!.attributes)).not.toEqual(expect.arrayContaining(['url.query']));
+  });
+
   it('keeps the platform call out of the undici auto-instrumentation: no URL span, no trace headers sent', () => {
     expect(platform.requests.length).toBeGreaterThan(0);
-    expect(exporter.getFinishedSpans().filter((span) => span.name !== 'provider-proxy fetch')).toEqual([]);
+    const others = exporter.getFinishedSpans().filter((span) => !['provider-proxy fetch', 'GET'].includes(span.name));
+    expect(others).toEqual([]);
+    expect(exporter.getFinishedSpans().some((span) => 'url.full' in span.attributes)).toBe(false);
     for (const seen of platform.requests) {
       expect(seen.headers.traceparent).toBeUndefined();
       expect(seen.headers.tracestate).toBeUndefined();

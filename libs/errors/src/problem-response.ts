@@ -1,4 +1,5 @@
-import { PROBLEM_CONTENT_TYPE, errorStatus, problemDetails, type GatewayErrorCode } from '@gateway/errors';
+import { errorStatus, type GatewayErrorCode } from './codes';
+import { PROBLEM_CONTENT_TYPE, problemDetails } from './problem';
 import type { ServerResponse } from 'node:http';
 
 /** Writes the gateway's own error as problem+json (RFC 9457) with `code` and `request_id`. */

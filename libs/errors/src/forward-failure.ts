@@ -1,8 +1,9 @@
-import { isGatewayErrorCode, type GatewayErrorCode } from '@gateway/errors';
+import { isGatewayErrorCode, type GatewayErrorCode } from './codes';
 
 /**
  * Failures after which the request certainly did not reach a platform, so its quota unit is given back
- * (issue: "every request forwarded to a platform counts one"; these were not forwarded).
+ * (issue: "every request forwarded to a platform counts one"; these were not forwarded). Shared by the REST
+ * gateway and MCP call_endpoint so that both count the same way.
  */
 const NOT_FORWARDED: ReadonlySet<string> = new Set([
   'path_not_allowed',

@@ -1,0 +1,154 @@
+import { PROVIDER_IDS, findEndpoint, type EndpointSpec, type ParameterSpec } from '@gateway/catalogue';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import type { RequestContext, ToolDeps } from './tool-context';
+import { toolError, toolOk } from './tool-result';
+import { READ_ONLY_ANNOTATIONS, guarded } from './tool-support';
+
+export const DESCRIBE_ENDPOINT = 'describe_endpoint';
+
+export const ENCODING_RULE =
+  'On the platform, an array or object parameter is ONE query parameter holding a JSON string, e.g. ' +
+  'dimensions=["campaign_id","stat_time_day"]; repeating the name per element is not valid. call_endpoint does ' +
+  'this for you: give arrays and objects either as JSON values or as their JSON strings.';
+
+const paramSchema = z.object({
+  name: z.string(),
+  type: z.enum(['string', 'integer', 'date', 'enum', 'json-array', 'json-object']),
+  required: z.boolean(),
+  required_when: z.object({ param: z.string(), equals: z.string() }).optional(),
+  description: z.string(),
+  format: z.string().optional(),
+  values: z.array(z.string()).optional().describe('Allowed values (of the items, for json-array).'),
+  default: z.unknown().optional(),
+  minimum: z.number().optional(),
+  maximum: z.number().optional(),
+  min_items: z.number().int().optional(),
+  max_items: z.number().int().optional(),
+  example: z.unknown(),
+});
+
+const inputSchema = z.object({
+  provider: z.enum(PROVIDER_IDS).describe('Provider id, e.g. "video-ads".'),
+  path: z.string().min(1).max(512).describe('Platform path as listed, e.g. "/v1.3/report/integrated/get/".'),
+});
+
+const outputSchema = z.object({
+  provider: z.string(),
+  path: z.string(),
+  method: z.literal('GET'),
+  title: z.string(),
+  summary: z.string(),
+  returns: z.string(),
+  params: z.array(paramSchema),
+  encoding: z.string(),
+  paging: z
+    .object({
+      page_param: z.string(),
+      page_size_param: z.string(),
+      default_page_size: z.number().int(),
+      max_page_size: z.number().int(),
+      page_info_path: z.string(),
+      how: z.string(),
+    })
+    .optional(),
+  example_call: z.object({
+    tool: z.literal('call_endpoint'),
+    arguments: z.object({ provider: z.string(), path: z.string(), params: z.record(z.string(), z.unknown()) }),
+  }),
+});
+
+/** spec 4.3: parameters, types, formats, defaults and limits of one endpoint, with an example call. Free. */
+export function registerDescribeEndpoint(server: McpServer, deps: ToolDeps, ctx: RequestContext): void {
+  server.registerTool(
+    DESCRIBE_ENDPOINT,
+    {
+      title: 'Describe one endpoint',
+      description:
+        'Parameters of one endpoint from list_endpoints: names, types, formats (dates YYYY-MM-DD; array ' +
+        'parameters are JSON-string arrays on the platform), allowed values, defaults, limits, paging, and an ' +
+        'example call_endpoint call. Free: does not count toward the quota.',
+      inputSchema,
+      outputSchema,
+      annotations: { ...READ_ONLY_ANNOTATIONS, openWorldHint: false },
+    },
+    ({ provider, path }) =>
+      guarded(DESCRIBE_ENDPOINT, deps, ctx, async () => {
+        const endpoint = findEndpoint(provider, path);
+        if (!endpoint) {
+          return toolError(
+            'unknown_endpoint',
+            `${path} is not an endpoint of ${provider} on the allowlist. list_endpoints shows the allowed paths.`,
+          );
+        }
+        return toolOk(describe(endpoint));
+      }),
+  );
+}
+
+export function describe(endpoint: EndpointSpec) {
+  return {
+    provider: endpoint.provider,
+    path: endpoint.path,
+    method: endpoint.method,
+    title: endpoint.title,
+    summary: endpoint.summary,
+    returns: endpoint.returns,
+    params: endpoint.params.map(describeParam),
+    encoding: ENCODING_RULE,
+    ...(endpoint.paging
+      ? {
+          paging: {
+            page_param: endpoint.paging.pageParam,
+            page_size_param: endpoint.paging.pageSizeParam,
+            default_page_size: endpoint.paging.defaultPageSize,
+            max_page_size: endpoint.paging.maxPageSize,
+            page_info_path: endpoint.paging.pageInfoPath,
+            how:
+              `Read ${endpoint.paging.pageInfoPath}.total_page and request ${endpoint.paging.pageParam} from 1 to ` +
+              'that value. Large pages may come back truncated: then lower page_size or narrow the date range.',
+          },
+        }
+      : {}),
+    example_call: { tool: 'call_endpoint' as const, arguments: exampleCall(endpoint) },
+  };
+}
+
+function describeParam(param: ParameterSpec) {
+  return {
+    name: param.name,
+    type: param.type,
+    required: param.required,
+    ...(param.requiredWhen
+      ? { required_when: { param: param.requiredWhen.param, equals: param.requiredWhen.equals } }
+      : {}),
+    description: param.description,
+    ...(param.format ? { format: param.format } : {}),
+    ...(param.type === 'json-array' ? { format: 'JSON array of strings, sent as one parameter' } : {}),
+    ...(param.type === 'json-object' ? { format: 'JSON object, sent as one parameter' } : {}),
+    ...(param.values ? { values: [...param.values] } : {}),
+    ...(param.default !== undefined ? { default: param.default } : {}),
+    ...(param.minimum !== undefined ? { minimum: param.minimum } : {}),
+    ...(param.maximum !== undefined ? { maximum: param.maximum } : {}),
+    ...(param.minItems !== undefined ? { min_items: param.minItems } : {}),
+    ...(param.maxItems !== undefined ? { max_items: param.maxItems } : {}),
+    example: param.example,
+  };
+}
+
+/** The required parameters (and the conditionally required ones their example triggers), with their examples. */
+function exampleCall(endpoint: EndpointSpec) {
+  const params: Record<string, unknown> = {};
+  for (const param of endpoint.params) {
+    if (param.required) params[param.name] = param.example;
+  }
+  for (const param of endpoint.params) {
+    if (param.requiredWhen && String(params[param.requiredWhen.param]) === param.requiredWhen.equals) {
+      params[param.name] = param.example;
+    }
+  }
+  if (endpoint.paging && endpoint.params.some((param) => param.name === endpoint.paging!.pageSizeParam)) {
+    params[endpoint.paging.pageSizeParam] = 100;
+  }
+  return { provider: endpoint.provider, path: endpoint.path, params };
+}

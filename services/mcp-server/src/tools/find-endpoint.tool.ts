@@ -1,0 +1,197 @@
+import {
+  PROVIDER_IDS,
+  allProviders,
+  findEndpoint,
+  isProviderId,
+  type ParamValue,
+  type ProviderId,
+} from '@gateway/catalogue';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { suggestByKeywords, type Suggestion } from '../suggest/keyword.suggester';
+import type { AiSuggestion } from '../suggest/llm.client';
+import { checkSuggestion } from '../suggest/suggestion.validator';
+import { neutraliseText } from '../untrusted/neutralise';
+import { refusal } from './refusal';
+import type { RequestContext, ToolDeps } from './tool-context';
+import { toolOk } from './tool-result';
+import { READ_ONLY_ANNOTATIONS, decide, guarded } from './tool-support';
+
+export const FIND_ENDPOINT = 'find_endpoint';
+
+/** Why a suggestion came from keyword matching rather than the AI. */
+export type FallbackReason =
+  | 'ai_not_configured'
+  | 'allowance_used_up'
+  | 'ai_timeout'
+  | 'ai_http_error'
+  | 'ai_unreachable'
+  | 'ai_malformed'
+  | 'ai_invalid';
+
+const MAX_AI_STRING = 256;
+
+const inputSchema = z.object({
+  question: z.string().min(1).max(2_000).describe('The question, in plain words.'),
+  provider: z.enum(PROVIDER_IDS).optional().describe('Only consider endpoints of this provider.'),
+});
+
+const outputSchema = z.object({
+  source: z.enum(['ai', 'keyword']).describe('Where the suggestion came from (spec 4.3 rule 5).'),
+  fallback_reason: z
+    .enum([
+      'ai_not_configured',
+      'allowance_used_up',
+      'ai_timeout',
+      'ai_http_error',
+      'ai_unreachable',
+      'ai_malformed',
+      'ai_invalid',
+    ])
+    .optional(),
+  suggestion: z
+    .object({
+      provider: z.string(),
+      path: z.string(),
+      title: z.string(),
+      params: z.record(z.string(), z.unknown()),
+      missing_params: z
+        .array(z.object({ name: z.string(), how_to_get: z.string() }))
+        .describe('Required parameters the question does not give; fill them in before calling.'),
+      notes: z.array(z.string()),
+      next_call: z.object({
+        tool: z.literal('call_endpoint'),
+        arguments: z.object({ provider: z.string(), path: z.string(), params: z.record(z.string(), z.unknown()) }),
+      }),
+    })
+    .nullable(),
+  alternatives: z.array(z.object({ provider: z.string(), path: z.string(), title: z.string(), score: z.number() })),
+  suggestions_left: z.number().int().describe('AI suggestions left this month.'),
+});
+
+/**
+ * spec 4.3: proposes an endpoint and parameters for a question in plain words. With an LLM configured and the
+ * monthly suggestion allowance not used up, the AI proposes; its answer is used only when it names an allowlisted
+ * endpoint with valid parameters. Otherwise (and on any AI failure) keyword matching answers. Free.
+ */
+export function registerFindEndpoint(server: McpServer, deps: ToolDeps, ctx: RequestContext): void {
+  server.registerTool(
+    FIND_ENDPOINT,
+    {
+      title: 'Find the endpoint for a question',
+      description:
+        'Use when the question is ambiguous, after list_endpoints: proposes the endpoint and parameters for a ' +
+        'question in plain words (for example "spend and clicks per campaign, last 7 days" gives the performance ' +
+        'report with dimensions, metrics and dates). Returns source "ai" or "keyword", the parameters still ' +
+        'missing (usually advertiser_id, from /v1.3/oauth2/advertiser/get/) and the call_endpoint arguments. ' +
+        'Free: does not count toward the quota; AI suggestions use a separate monthly allowance.',
+      inputSchema,
+      outputSchema,
+      annotations: { ...READ_ONLY_ANNOTATIONS, openWorldHint: true },
+    },
+    ({ question, provider }) =>
+      guarded(FIND_ENDPOINT, deps, ctx, async () => {
+        const today = deps.now();
+        const providers: ProviderId[] | undefined = provider ? [provider] : undefined;
+        const keyword = suggestByKeywords(deps.index, question, today, providers);
+        let suggestion: Suggestion | undefined = keyword.suggestion;
+        let source: 'ai' | 'keyword' = 'keyword';
+        let reason: string | undefined;
+        let fallback: FallbackReason | undefined;
+        const initial = ctx.verdict.suggestions;
+        let left = Math.max(0, (initial?.allowance ?? 0) - (initial?.used ?? 0));
+
+        if (!deps.model) {
+          fallback = 'ai_not_configured';
+        } else {
+          const verdict = await decide(deps, ctx, 'suggest');
+          if (!verdict.ok) return refusal(verdict, { now: today });
+          const state = verdict.suggestions;
+          left = Math.max(0, (state?.allowance ?? 0) - (state?.used ?? 0));
+          if (!state?.granted) {
+            fallback = 'allowance_used_up';
+          } else {
+            const endpoints = allProviders()
+              .filter((spec) => !providers || providers.includes(spec.id))
+              .flatMap((spec) => spec.endpoints);
+            const outcome = await deps.model.suggest(question, endpoints, today);
+            const accepted = outcome.ok ? acceptAi(outcome.suggestion, providers) : undefined;
+            if (accepted) {
+              suggestion = accepted;
+              source = 'ai';
+              reason = outcome.ok && outcome.suggestion.reason ? clip(outcome.suggestion.reason) : undefined;
+            } else {
+              fallback = outcome.ok ? 'ai_invalid' : `ai_${outcome.failure}`;
+              deps.logger.info({ request_id: ctx.requestId, fallback }, 'AI suggestion discarded');
+            }
+          }
+        }
+
+        const chosen = suggestion?.endpoint;
+        return toolOk({
+          source,
+          ...(fallback ? { fallback_reason: fallback } : {}),
+          suggestion: suggestion
+            ? {
+                provider: suggestion.endpoint.provider,
+                path: suggestion.endpoint.path,
+                title: suggestion.endpoint.title,
+                params: suggestion.params,
+                missing_params: suggestion.missing.map((param) => ({ name: param.name, how_to_get: param.howToGet })),
+                notes: reason ? [...suggestion.notes, `AI: ${reason}`] : suggestion.notes,
+                next_call: {
+                  tool: 'call_endpoint',
+                  arguments: {
+                    provider: suggestion.endpoint.provider,
+                    path: suggestion.endpoint.path,
+                    params: suggestion.params,
+                  },
+                },
+              }
+            : null,
+          alternatives: keyword.ranked
+            .filter((entry) => entry.endpoint !== chosen)
+            .slice(0, 3)
+            .map((entry) => ({
+              provider: entry.endpoint.provider,
+              path: entry.endpoint.path,
+              title: entry.endpoint.title,
+              score: Math.round(entry.score * 100) / 100,
+            })),
+          suggestions_left: left,
+        });
+      }),
+  );
+}
+
+/**
+ * An AI proposal is used only when it names an allowlisted endpoint (of the requested provider) and every value
+ * it gives passes the catalogue; required values it leaves out are reported as missing, like keyword ones.
+ */
+export function acceptAi(ai: AiSuggestion, providers?: readonly ProviderId[]): Suggestion | undefined {
+  if (!isProviderId(ai.provider) || (providers && !providers.includes(ai.provider))) return undefined;
+  const endpoint = findEndpoint(ai.provider, ai.path);
+  if (!endpoint) return undefined;
+  const params: Record<string, ParamValue> = {};
+  for (const [name, value] of Object.entries(ai.params)) {
+    if (!isParamValue(value)) return undefined;
+    params[name] = typeof value === 'string' ? neutraliseText(value) : value;
+  }
+  const check = checkSuggestion(endpoint, params);
+  if (check.problems.length > 0) return undefined;
+  return { endpoint, params, missing: check.missing, notes: [] };
+}
+
+function isParamValue(value: unknown): value is ParamValue {
+  if (typeof value === 'string') return value.length <= MAX_AI_STRING;
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (typeof value === 'boolean') return true;
+  if (Array.isArray(value))
+    return value.length <= 100 && value.every((item) => typeof item === 'string' && item.length <= MAX_AI_STRING);
+  return value !== null && typeof value === 'object' && JSON.stringify(value).length <= 2 * MAX_AI_STRING;
+}
+
+function clip(text: string): string {
+  const clean = neutraliseText(text.replace(/\s+/g, ' ').trim());
+  return clean.length > 300 ? `${clean.slice(0, 297)}...` : clean;
+}

@@ -1,0 +1,105 @@
+import { allProviders, type ProviderSpec } from '@gateway/catalogue';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { z } from 'zod';
+import { refusal } from './refusal';
+import type { RequestContext, ToolDeps } from './tool-context';
+import { nextMonthStart, toolOk } from './tool-result';
+import { READ_ONLY_ANNOTATIONS, decide, guarded } from './tool-support';
+
+export const LIST_ENDPOINTS = 'list_endpoints';
+
+const outputSchema = z.object({
+  providers: z
+    .array(
+      z.object({
+        provider: z.string(),
+        title: z.string(),
+        connection_unit: z.string(),
+        endpoints: z.number().int().describe('How many endpoints of this provider are open; 0: none yet.'),
+      }),
+    )
+    .describe("The key's providers."),
+  endpoints: z.array(
+    z.object({
+      provider: z.string(),
+      path: z.string(),
+      title: z.string(),
+      summary: z.string(),
+      required_params: z.array(z.string()),
+      paged: z.boolean(),
+    }),
+  ),
+  connections: z
+    .array(z.object({ provider: z.string(), account_id: z.string() }))
+    .describe('The connections of the key; pass account_id to call_endpoint when there are several.'),
+  quota: z.object({
+    monthly_quota: z.number().int(),
+    quota_used: z.number().int(),
+    remaining: z.number().int(),
+    resets_at: z.string(),
+  }),
+  next_step: z.string(),
+});
+
+/** spec 4.3: the endpoints the key's plan can call, the key's connections and the remaining quota. Free. */
+export function registerListEndpoints(server: McpServer, deps: ToolDeps, ctx: RequestContext): void {
+  server.registerTool(
+    LIST_ENDPOINTS,
+    {
+      title: 'List callable endpoints, connections and quota',
+      description:
+        'Start here. Lists the platform endpoints this key can call (provider, path, what it returns, required ' +
+        'parameters), the connections of the key (provider and account_id) and the remaining monthly quota. ' +
+        'Free: does not count toward the quota. Usual order: list_endpoints, then find_endpoint when the ' +
+        'question is ambiguous (or describe_endpoint for the parameters of a path), then call_endpoint.',
+      outputSchema,
+      annotations: { ...READ_ONLY_ANNOTATIONS, openWorldHint: false },
+    },
+    () =>
+      guarded(LIST_ENDPOINTS, deps, ctx, async () => {
+        // The free decision that admitted the request carries no key description; this one does (no rate unit).
+        const verdict = await decide(deps, ctx, 'describe');
+        const now = deps.now();
+        if (!verdict.ok) return refusal(verdict, { now });
+        const description = verdict.description!;
+        const providers: ProviderSpec[] = allProviders().filter((spec) => description.providers.includes(spec.id));
+        const endpoints = providers.flatMap((spec) =>
+          spec.endpoints.map((endpoint) => ({
+            provider: endpoint.provider,
+            path: endpoint.path,
+            title: endpoint.title,
+            summary: endpoint.summary,
+            required_params: endpoint.params
+              .filter((param) => param.required || param.requiredWhen)
+              .map((param) =>
+                param.requiredWhen
+                  ? `${param.name} (when ${param.requiredWhen.param}=${param.requiredWhen.equals})`
+                  : param.name,
+              ),
+            paged: endpoint.paging !== undefined,
+          })),
+        );
+        return toolOk({
+          providers: providers.map((spec) => ({
+            provider: spec.id,
+            title: spec.title,
+            connection_unit: spec.connectionUnit,
+            endpoints: spec.endpoints.length,
+          })),
+          endpoints,
+          connections: description.accounts,
+          quota: {
+            monthly_quota: verdict.quota.limit,
+            quota_used: verdict.quota.used,
+            remaining: verdict.quota.remaining,
+            resets_at: nextMonthStart(now),
+          },
+          next_step:
+            endpoints.length === 0
+              ? 'This key has no callable endpoints yet.'
+              : 'Most questions start with /v1.3/oauth2/advertiser/get/ (the advertiser ids), then a report or a ' +
+                'list endpoint. Use find_endpoint for a question in plain words, describe_endpoint for parameters.',
+        });
+      }),
+  );
+}

@@ -1,0 +1,763 @@
+// The key portal's web app: one script, no build step. Every page talks to the JSON API under /api
+// (see /api/openapi.json). Text from the API is always inserted as text nodes, never as HTML.
+'use strict';
+
+const PUBLIC_PAGES = ['/sign-in', '/sign-up'];
+const PROVIDER_NAMES = {
+  'video-ads': 'Video ads',
+  'video-shop': 'Video shop',
+  marketplace: 'Marketplace',
+  'marketplace-ads': 'Marketplace ads',
+  'marketplace-affiliate': 'Marketplace affiliate',
+  'search-ads': 'Search ads',
+};
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
+// ---- DOM and API helpers ---------------------------------------------------------------------------------
+
+function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs || {})) {
+    if (value === false || value === null || value === undefined) continue;
+    if (name.startsWith('on')) el.addEventListener(name.slice(2), value);
+    else if (name === 'text') el.textContent = value;
+    else el.setAttribute(name, value === true ? '' : String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return el;
+}
+
+function s(tag, attrs, ...children) {
+  const el = document.createElementNS(SVG_NS, tag);
+  for (const [name, value] of Object.entries(attrs || {})) el.setAttribute(name, String(value));
+  for (const child of children.flat()) if (child) el.append(child);
+  return el;
+}
+
+class ApiError extends Error {
+  constructor(status, problem) {
+    super((problem && (problem.detail || problem.title)) || `HTTP ${status}`);
+    this.status = status;
+    this.code = problem && problem.code;
+    this.problem = problem || {};
+  }
+}
+
+let csrfToken;
+async function csrf() {
+  if (!csrfToken) csrfToken = (await (await fetch('/api/csrf', { credentials: 'same-origin' })).json()).csrf_token;
+  return csrfToken;
+}
+
+async function api(method, path, body) {
+  const headers = { Accept: 'application/json' };
+  if (method !== 'GET') headers['X-CSRF-Token'] = await csrf();
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  const response = await fetch(path, {
+    method,
+    headers,
+    credentials: 'same-origin',
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  const data = text ? JSON.parse(text) : null;
+  if (!response.ok) {
+    if (response.status === 401 && !PUBLIC_PAGES.includes(location.pathname) && data && data.code === 'not_signed_in') {
+      location.assign(`/sign-in?next=${encodeURIComponent(location.pathname)}`);
+    }
+    throw new ApiError(response.status, data);
+  }
+  return data;
+}
+
+function formatDate(iso) {
+  return iso ? new Date(iso).toLocaleString() : '—';
+}
+
+function app() {
+  return document.getElementById('app');
+}
+
+function render(...children) {
+  app().replaceChildren(...children);
+}
+
+function flash(kind, message) {
+  return h('div', { class: `flash ${kind}`, role: kind === 'error' ? 'alert' : 'status' }, message);
+}
+
+/** Shows the API's per-field messages next to the fields (name="<path>"), and a general message on top. */
+function showErrors(form, error) {
+  form.querySelectorAll('.field-error').forEach((el) => el.remove());
+  form.querySelectorAll('[aria-invalid]').forEach((el) => el.removeAttribute('aria-invalid'));
+  const top = form.querySelector('.form-error');
+  const fieldErrors = (error.problem && error.problem.errors) || [];
+  let placed = 0;
+  for (const { path, message } of fieldErrors) {
+    const field = form.querySelector(`[data-field="${path.split('.')[0]}"]`);
+    if (!field) continue;
+    placed += 1;
+    const input = field.querySelector('input, textarea');
+    if (input) input.setAttribute('aria-invalid', 'true');
+    field.append(h('div', { class: 'field-error' }, message));
+  }
+  top.replaceChildren();
+  if (placed === 0 || fieldErrors.length === 0) top.append(flash('error', error.message));
+}
+
+function field(name, label, input, hint) {
+  return h(
+    'div',
+    { 'data-field': name },
+    h('label', { for: input.id || undefined }, label),
+    input,
+    hint ? h('div', { class: 'muted' }, hint) : null,
+  );
+}
+
+async function copyText(text, button) {
+  try {
+    await navigator.clipboard.writeText(text);
+  } catch {
+    // Clipboard API refused (non-secure context): select the text so the person can copy it.
+    const range = document.createRange();
+    range.selectNodeContents(button.previousSibling);
+    getSelection().removeAllRanges();
+    getSelection().addRange(range);
+    document.execCommand('copy');
+  }
+  button.textContent = 'Copied';
+  setTimeout(() => (button.textContent = 'Copy'), 2000);
+}
+
+function copyable(text, testId) {
+  const code = h('code', { 'data-testid': testId }, text);
+  const button = h('button', { type: 'button', class: 'secondary', onclick: () => copyText(text, button) }, 'Copy');
+  return h('div', { class: 'secret' }, code, button);
+}
+
+// ---- Pages ---------------------------------------------------------------------------------------------
+
+function authPage(kind) {
+  const signUp = kind === 'sign-up';
+  const form = h(
+    'form',
+    { class: 'card narrow', novalidate: true },
+    h('h1', {}, signUp ? 'Create your account' : 'Sign in'),
+    h('div', { class: 'form-error' }),
+    signUp
+      ? field(
+          'name',
+          'Name',
+          h('input', { id: 'name', name: 'name', type: 'text', autocomplete: 'name', required: true }),
+        )
+      : null,
+    field(
+      'email',
+      'Email',
+      h('input', { id: 'email', name: 'email', type: 'email', autocomplete: 'email', required: true }),
+    ),
+    field(
+      'password',
+      'Password',
+      h('input', {
+        id: 'password',
+        name: 'password',
+        type: 'password',
+        autocomplete: signUp ? 'new-password' : 'current-password',
+        required: true,
+      }),
+      signUp ? 'At least 12 characters.' : null,
+    ),
+    h('div', { class: 'actions' }, h('button', { type: 'submit' }, signUp ? 'Create account' : 'Sign in')),
+    h(
+      'p',
+      { class: 'muted' },
+      signUp ? 'Already have an account? ' : 'New here? ',
+      h('a', { href: signUp ? '/sign-in' : '/sign-up' }, signUp ? 'Sign in' : 'Create an account'),
+    ),
+  );
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const data = Object.fromEntries(new FormData(form));
+    const button = form.querySelector('button[type="submit"]');
+    button.disabled = true;
+    try {
+      await api('POST', signUp ? '/api/auth/sign-up' : '/api/auth/sign-in', data);
+      const next = new URLSearchParams(location.search).get('next');
+      location.assign(
+        next && next.startsWith('/') && !next.startsWith('//') ? next : signUp ? '/connections' : '/keys',
+      );
+    } catch (error) {
+      if (error.code === 'too_many_attempts')
+        error.message = 'Too many failed attempts. Wait a few minutes and try again.';
+      showErrors(form, error);
+      button.disabled = false;
+    }
+  });
+  render(form);
+}
+
+async function keysPage() {
+  const [{ keys }, { plan }, { connections }] = await Promise.all([
+    api('GET', '/api/keys'),
+    api('GET', '/api/plan'),
+    api('GET', '/api/connections'),
+  ]);
+  const secretBox = h('div', { id: 'one-time-key' });
+
+  const showSecret = (title, secret) => {
+    secretBox.replaceChildren(
+      h(
+        'div',
+        { class: 'card', role: 'status' },
+        h('h2', {}, title),
+        h('p', {}, 'Copy this key now. It is shown only this once and cannot be viewed again.'),
+        copyable(secret, 'secret'),
+        h(
+          'div',
+          { class: 'actions' },
+          h('button', { type: 'button', class: 'secondary', onclick: () => keysPage() }, 'Done'),
+        ),
+      ),
+    );
+    secretBox.scrollIntoView({ block: 'nearest' });
+  };
+
+  const active = connections.filter((c) => c.status !== 'revoked');
+  const form = h(
+    'form',
+    { class: 'card', novalidate: true },
+    h('h2', {}, 'Create a key'),
+    h('div', { class: 'form-error' }),
+    field(
+      'name',
+      'Name',
+      h('input', { id: 'key-name', name: 'name', type: 'text', placeholder: 'e.g. reporting server' }),
+    ),
+    h(
+      'div',
+      { 'data-field': 'providers' },
+      h('label', {}, 'Providers'),
+      h(
+        'div',
+        { class: 'checks' },
+        plan.providers.map((p) =>
+          h(
+            'label',
+            {},
+            h('input', { type: 'checkbox', name: 'providers', value: p, checked: p === 'video-ads' }),
+            PROVIDER_NAMES[p] || p,
+          ),
+        ),
+      ),
+    ),
+    h(
+      'div',
+      { 'data-field': 'account_ids' },
+      h('label', {}, 'Connections'),
+      active.length === 0
+        ? h(
+            'p',
+            { class: 'muted' },
+            'No connections yet. ',
+            h('a', { href: '/connections' }, 'Connect an account'),
+            ' first.',
+          )
+        : h(
+            'div',
+            { class: 'checks' },
+            active.map((c) =>
+              h(
+                'label',
+                {},
+                h('input', { type: 'checkbox', name: 'account_ids', value: c.account_id, checked: true }),
+                `${c.account_id} (${c.provider})`,
+              ),
+            ),
+          ),
+    ),
+    field(
+      'ip_allowlist',
+      'IP allowlist (optional)',
+      h('textarea', {
+        id: 'key-ips',
+        name: 'ip_allowlist',
+        rows: 2,
+        placeholder: 'One address or CIDR per line; empty allows any address',
+      }),
+    ),
+    h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Create key')),
+  );
+  form.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const data = new FormData(form);
+    try {
+      const created = await api('POST', '/api/keys', {
+        name: String(data.get('name') || ''),
+        providers: data.getAll('providers'),
+        account_ids: data.getAll('account_ids'),
+        ip_allowlist: lines(data.get('ip_allowlist')),
+      });
+      form.reset();
+      await refreshList();
+      showSecret(`Key “${created.key.name}” created`, created.secret);
+    } catch (error) {
+      showErrors(form, error);
+    }
+  });
+
+  const list = h('div', { class: 'card' });
+  const refreshList = async () => {
+    const fresh = (await api('GET', '/api/keys')).keys;
+    list.replaceChildren(keyTable(fresh));
+  };
+
+  const keyTable = (rows) => {
+    if (rows.length === 0) {
+      return h(
+        'div',
+        { class: 'empty' },
+        h('p', {}, 'You have no keys yet.'),
+        h('p', {}, 'Create one above to call the REST gateway or the MCP endpoint.'),
+      );
+    }
+    return h(
+      'table',
+      { 'data-testid': 'keys' },
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ['Key id', 'Name', 'Source', 'Created', 'Last used', 'Status', ''].map((t) => h('th', {}, t)),
+        ),
+      ),
+      h(
+        'tbody',
+        {},
+        rows.map((key) =>
+          h(
+            'tr',
+            { 'data-key-id': key.key_id },
+            h('td', { class: 'mono' }, key.key_id),
+            h('td', {}, key.name),
+            h('td', {}, key.source === 'oauth' ? 'Assistant sign-in' : 'Portal'),
+            h('td', {}, formatDate(key.created_at)),
+            h('td', {}, key.last_used_at ? formatDate(key.last_used_at) : 'Never'),
+            h('td', {}, h('span', { class: `badge ${key.status}` }, key.status)),
+            h('td', {}, key.status === 'active' ? keyActions(key) : null),
+          ),
+        ),
+      ),
+    );
+  };
+
+  const keyActions = (key) => {
+    const ipForm = h(
+      'form',
+      { hidden: true, novalidate: true },
+      h('div', { class: 'form-error' }),
+      field(
+        'ip_allowlist',
+        'IP allowlist',
+        h('textarea', { name: 'ip_allowlist', rows: 3 }, key.ip_allowlist.join('\n')),
+      ),
+      h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Save')),
+    );
+    ipForm.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      try {
+        await api('PUT', `/api/keys/${key.key_id}/ip-allowlist`, {
+          ip_allowlist: lines(new FormData(ipForm).get('ip_allowlist')),
+        });
+        await refreshList();
+      } catch (error) {
+        showErrors(ipForm, error);
+      }
+    });
+    return h(
+      'div',
+      {},
+      h(
+        'div',
+        { class: 'actions' },
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'secondary',
+            onclick: async () => {
+              if (!confirm(`Rotate “${key.name}”? The current key stops working immediately.`)) return;
+              const rotated = await api('POST', `/api/keys/${key.key_id}/rotate`);
+              await refreshList();
+              showSecret(`Key “${rotated.key.name}” rotated`, rotated.secret);
+            },
+          },
+          'Rotate',
+        ),
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'danger',
+            onclick: async () => {
+              if (!confirm(`Revoke “${key.name}”? It stops working immediately.`)) return;
+              await api('POST', `/api/keys/${key.key_id}/revoke`);
+              await refreshList();
+            },
+          },
+          'Revoke',
+        ),
+        h(
+          'button',
+          { type: 'button', class: 'secondary', onclick: () => (ipForm.hidden = !ipForm.hidden) },
+          'IP allowlist',
+        ),
+      ),
+      ipForm,
+    );
+  };
+
+  list.append(keyTable(keys));
+  render(h('h1', {}, 'API keys'), secretBox, form, list);
+}
+
+function lines(value) {
+  return String(value || '')
+    .split(/[\s,]+/)
+    .map((line) => line.trim())
+    .filter(Boolean);
+}
+
+const GRANT_ERRORS = {
+  invalid_state: 'The authorization could not be matched to this session. Start again.',
+  signed_out: 'Your session ended during the authorization. Sign in and start again.',
+  denied: 'The platform did not grant access.',
+  grant_failed: 'The platform refused the authorization. Try again.',
+  connection_limit_reached: 'Your plan allows no more connections.',
+};
+
+async function connectionsPage() {
+  const data = await api('GET', '/api/connections');
+  const params = new URLSearchParams(location.search);
+  const notices = [];
+  if (params.get('connected')) {
+    notices.push(flash('ok', `${params.get('regranted') ? 'Re-granted' : 'Connected'}: ${params.get('connected')}`));
+  }
+  if (params.get('error'))
+    notices.push(flash('error', GRANT_ERRORS[params.get('error')] || 'The authorization failed.'));
+  const errorBox = h('div', {});
+
+  const go = async (path, body) => {
+    try {
+      const { authorization_url } = await api('POST', path, body);
+      location.assign(authorization_url);
+    } catch (error) {
+      errorBox.replaceChildren(flash('error', error.message));
+    }
+  };
+
+  const full = data.used >= data.allowance;
+  const connect = h(
+    'div',
+    { class: 'card' },
+    h('p', {}, `${data.used} of ${data.allowance} connections used on your plan.`),
+    h(
+      'div',
+      { class: 'actions' },
+      data.grantable_providers.map((p) =>
+        h(
+          'button',
+          { type: 'button', disabled: full, onclick: () => go('/api/connections/grants', { provider: p }) },
+          `Connect ${PROVIDER_NAMES[p] || p}`,
+        ),
+      ),
+    ),
+    full ? h('p', { class: 'muted' }, 'Upgrade your plan to add more connections.') : null,
+  );
+
+  const table =
+    data.connections.length === 0
+      ? h(
+          'div',
+          { class: 'card empty' },
+          h('p', {}, 'No connections yet.'),
+          h('p', {}, 'Connect an advertising account to use it with your keys.'),
+        )
+      : h(
+          'div',
+          { class: 'card' },
+          h(
+            'table',
+            { 'data-testid': 'connections' },
+            h(
+              'thead',
+              {},
+              h(
+                'tr',
+                {},
+                ['Account id (X-Account-Id)', 'Provider', 'Platform accounts', 'Granted', 'Status', ''].map((t) =>
+                  h('th', {}, t),
+                ),
+              ),
+            ),
+            h(
+              'tbody',
+              {},
+              data.connections.map((c) =>
+                h(
+                  'tr',
+                  { 'data-account-id': c.account_id },
+                  h('td', { class: 'mono' }, c.account_id),
+                  h('td', {}, PROVIDER_NAMES[c.provider] || c.provider),
+                  h('td', { class: 'mono' }, c.external_account_ids.join(', ')),
+                  h('td', {}, formatDate(c.granted_at)),
+                  h('td', {}, h('span', { class: `badge ${c.status}` }, c.status.replace('_', ' '))),
+                  h(
+                    'td',
+                    {},
+                    data.grantable_providers.includes(c.provider)
+                      ? h(
+                          'button',
+                          {
+                            type: 'button',
+                            class: 'secondary',
+                            onclick: () => go(`/api/connections/${c.account_id}/regrant`),
+                          },
+                          'Re-grant',
+                        )
+                      : null,
+                  ),
+                ),
+              ),
+            ),
+          ),
+        );
+  render(h('h1', {}, 'Connections'), ...notices, errorBox, connect, table);
+}
+
+function usageChart(usage, key) {
+  const width = 640;
+  const height = 220;
+  const pad = { left: 48, right: 12, top: 12, bottom: 28 };
+  const plotW = width - pad.left - pad.right;
+  const plotH = height - pad.top - pad.bottom;
+  const counts = new Map(key.days.map((d) => [d.day, d.count]));
+  const days = Array.from({ length: usage.days_in_month }, (_, i) => String(i + 1).padStart(2, '0'));
+  let running = key.quota_used - key.days.reduce((sum, d) => sum + d.count, 0);
+  const cumulative = days.map((day) => (running += counts.get(day) || 0));
+  // The y scale covers the quota, or the usage when it went beyond (metered plans).
+  const top = Math.max(usage.monthly_quota, key.quota_used, 1);
+  const y = (value) => pad.top + plotH - (value / top) * plotH;
+  const slot = plotW / days.length;
+  const maxDaily = Math.max(1, ...counts.values());
+  const today = new Date().toISOString().slice(0, 7) === usage.month ? new Date().getUTCDate() : days.length;
+
+  const bars = days.map((day, i) => {
+    const count = counts.get(day) || 0;
+    // Daily bars use the lower third of the plot on their own scale, so a day is visible even far below the quota.
+    const barH = count === 0 ? 0 : Math.max(2, (count / maxDaily) * (plotH / 3));
+    return s(
+      'rect',
+      {
+        class: 'bar',
+        x: pad.left + i * slot + 1,
+        y: pad.top + plotH - barH,
+        width: Math.max(1, slot - 2),
+        height: barH,
+        'data-day': day,
+        'data-count': count,
+      },
+      s('title', {}, document.createTextNode(`${usage.month}-${day}: ${count} requests`)),
+    );
+  });
+  const points = cumulative
+    .slice(0, today)
+    .map((value, i) => `${pad.left + i * slot + slot / 2},${y(value)}`)
+    .join(' ');
+  return s(
+    'svg',
+    {
+      class: 'chart',
+      viewBox: `0 0 ${width} ${height}`,
+      role: 'img',
+      'aria-label': `Usage of ${key.name} in ${usage.month}`,
+      'data-testid': `chart-${key.key_id}`,
+      'data-used': key.quota_used,
+    },
+    s('line', { class: 'axis', x1: pad.left, y1: pad.top + plotH, x2: width - pad.right, y2: pad.top + plotH }),
+    s('line', { class: 'axis', x1: pad.left, y1: pad.top, x2: pad.left, y2: pad.top + plotH }),
+    s('line', {
+      class: 'quota',
+      x1: pad.left,
+      y1: y(usage.monthly_quota),
+      x2: width - pad.right,
+      y2: y(usage.monthly_quota),
+    }),
+    s(
+      'text',
+      { x: pad.left - 4, y: y(usage.monthly_quota) + 3, 'text-anchor': 'end' },
+      document.createTextNode(usage.monthly_quota.toLocaleString()),
+    ),
+    s('text', { x: pad.left - 4, y: pad.top + plotH + 3, 'text-anchor': 'end' }, document.createTextNode('0')),
+    ...bars,
+    s('polyline', { class: 'cumulative', points }),
+    ...[1, 8, 15, 22, days.length].map((d) =>
+      s(
+        'text',
+        { x: pad.left + (d - 1) * slot + slot / 2, y: height - 8, 'text-anchor': 'middle' },
+        document.createTextNode(String(d)),
+      ),
+    ),
+  );
+}
+
+/** Set through the CSSOM: the CSP allows no inline style attributes. */
+function meter(percent) {
+  const fill = h('span', {});
+  fill.style.width = `${percent}%`;
+  return h(
+    'div',
+    {
+      class: 'meter',
+      role: 'progressbar',
+      'aria-valuenow': Math.round(percent),
+      'aria-valuemin': 0,
+      'aria-valuemax': 100,
+    },
+    fill,
+  );
+}
+
+async function usagePage() {
+  const [{ plan, connections_used }, usage] = await Promise.all([api('GET', '/api/plan'), api('GET', '/api/usage')]);
+  const planCard = h(
+    'div',
+    { class: 'card' },
+    h('h2', {}, `Plan: ${plan.name}`),
+    h(
+      'table',
+      {},
+      h(
+        'tbody',
+        {},
+        [
+          ['Providers', plan.providers.map((p) => PROVIDER_NAMES[p] || p).join(', ')],
+          ['Rate', `${plan.rate_limit_rps} requests/second per key (burst ${plan.rate_burst})`],
+          ['Monthly quota', `${plan.monthly_quota.toLocaleString()} requests per key (${plan.overage_mode} beyond)`],
+          ['Connections', `${connections_used} of ${plan.connection_allowance}`],
+          ['MCP tier', plan.mcp_tier.replace('_', ' ')],
+        ].map(([k, v]) => h('tr', {}, h('th', {}, k), h('td', {}, v))),
+      ),
+    ),
+  );
+  const charts =
+    usage.keys.length === 0
+      ? h(
+          'div',
+          { class: 'card empty' },
+          h('p', {}, 'No active keys, so no usage yet.'),
+          h('a', { href: '/keys' }, 'Create a key'),
+        )
+      : usage.keys.map((key) => {
+          const share = Math.min(100, (key.quota_used / Math.max(1, usage.monthly_quota)) * 100);
+          return h(
+            'div',
+            { class: 'card', 'data-key-id': key.key_id },
+            h('h2', {}, key.name, ' ', h('span', { class: 'muted mono' }, key.key_id)),
+            h(
+              'p',
+              {},
+              h('strong', { 'data-testid': 'quota-used' }, key.quota_used.toLocaleString()),
+              ` of ${usage.monthly_quota.toLocaleString()} requests used in ${usage.month} (UTC)`,
+            ),
+            meter(share),
+            usageChart(usage, key),
+            h('p', { class: 'muted' }, 'Bars: requests per day. Line: running total against the quota (dashed).'),
+          );
+        });
+  render(h('h1', {}, 'Plan & usage'), planCard, h('h2', {}, 'Usage this month'), ...[charts].flat());
+}
+
+async function mcpPage() {
+  const { mcp_url, rest_base_url } = await api('GET', '/api/mcp');
+  render(
+    h('h1', {}, 'Connect an assistant (MCP)'),
+    h('div', { class: 'card' }, h('h2', {}, 'MCP address'), copyable(mcp_url, 'mcp-url')),
+    h(
+      'div',
+      { class: 'card' },
+      h('h2', {}, 'Sign in with OAuth (recommended)'),
+      h(
+        'ol',
+        {},
+        h('li', {}, 'In your assistant, add a custom connector with the MCP address above.'),
+        h('li', {}, 'The assistant sends you here: sign in with your portal account and consent once.'),
+        h(
+          'li',
+          {},
+          'A key named after the assistant with “(OAuth)” appears on the Keys page. Revoking it ends the assistant’s access.',
+        ),
+      ),
+      h('p', { class: 'muted' }, 'No secret to paste: the permission is bound to your assistant account.'),
+    ),
+    h(
+      'div',
+      { class: 'card' },
+      h('h2', {}, 'Use an API key'),
+      h('p', {}, 'For other MCP clients, agents and scripts: send your key as a bearer token to the MCP address.'),
+      h('pre', {}, `Authorization: Bearer <API_KEY>`),
+      h(
+        'pre',
+        {},
+        JSON.stringify(
+          { mcpServers: { 'data-gateway': { url: mcp_url, headers: { Authorization: 'Bearer <API_KEY>' } } } },
+          null,
+          2,
+        ),
+      ),
+      h(
+        'p',
+        {},
+        'The REST gateway is at ',
+        h('code', {}, rest_base_url),
+        ' with the X-API-Key header. Keep keys server-side.',
+      ),
+    ),
+  );
+}
+
+// ---- Router --------------------------------------------------------------------------------------------
+
+const PAGES = { '/keys': keysPage, '/connections': connectionsPage, '/usage': usagePage, '/mcp': mcpPage };
+
+async function main() {
+  const path = location.pathname;
+  document.getElementById('sign-out').addEventListener('click', async () => {
+    await api('POST', '/api/auth/sign-out').catch(() => undefined);
+    location.assign('/sign-in');
+  });
+  let signedIn = false;
+  try {
+    await api('GET', '/api/me');
+    signedIn = true;
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.status !== 401) throw error;
+  }
+  if (PUBLIC_PAGES.includes(path)) {
+    if (signedIn) return location.assign('/keys');
+    return authPage(path.slice(1));
+  }
+  if (!signedIn) return location.assign(path === '/' ? '/sign-in' : `/sign-in?next=${encodeURIComponent(path)}`);
+  document.getElementById('nav').hidden = false;
+  const page = PAGES[path];
+  if (!page) return location.assign('/keys');
+  await page();
+}
+
+main().catch((error) => render(flash('error', `Something went wrong: ${error.message}`)));

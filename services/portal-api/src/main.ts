@@ -1,0 +1,12 @@
+import { loadConfig } from '@gateway/config';
+import { createLogger, logListening, runMain, stopOnSignals } from '@gateway/telemetry';
+import { ConfigSchema } from './config';
+import { startPortal } from './server';
+
+runMain('portal-api', async () => {
+  const config = loadConfig('portal-api', ConfigSchema);
+  const logger = createLogger('portal-api', config.LOG_LEVEL);
+  const portal = await startPortal(config, logger);
+  logListening(logger, 'http', portal.url);
+  stopOnSignals(logger, () => portal.stop());
+});

@@ -1,0 +1,278 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+
+/**
+ * Policy of everything the gateway deploys, on the chart rendered with every ci/*-values.yaml and on the plain
+ * manifests of k8s/: no container runs as root, lacks resources or probes, has a writable root filesystem, may
+ * escalate privileges, keeps capabilities or uses an unpinned image; no token is mounted; the network policies
+ * admit only what the architecture says; the chart refuses incomplete configuration.
+ */
+jest.setTimeout(600_000);
+
+const root = join(__dirname, '..', '..');
+const chart = join(root, 'charts', 'gateway');
+const helm = join(root, '.tools', 'bin', 'helm');
+
+type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+function parseManifests(text: string): Obj[] {
+  return parseAllDocuments(text)
+    .map((document) => document.toJS() as Obj | null)
+    .filter((object): object is Obj => object !== null && typeof object === 'object');
+}
+
+function render(args: string[]): Obj[] {
+  return parseManifests(
+    execFileSync(helm, ['template', 'gateway', chart, '--namespace', 'gateway', ...args], { encoding: 'utf8' }),
+  );
+}
+
+function renderError(args: string[]): string {
+  const result = spawnSync(helm, ['template', 'gateway', chart, '--namespace', 'gateway', ...args], {
+    encoding: 'utf8',
+  });
+  expect(result.status).not.toBe(0);
+  return result.stderr;
+}
+
+beforeAll(() => {
+  // Built once into .tools (a few minutes on a fresh machine), as the integration tests build FerretDB.
+  if (!existsSync(helm))
+    execFileSync('bash', [join(root, 'scripts', 'tools', 'install.sh'), 'helm'], { stdio: 'inherit' });
+});
+
+const ciValues = readdirSync(join(chart, 'ci')).filter((file) => file.endsWith('-values.yaml'));
+const plainManifests = [
+  'k8s/namespace.yaml',
+  'k8s/gateway.yaml',
+  ...readdirSync(join(root, 'k8s', 'dev')).map((file) => `k8s/dev/${file}`),
+];
+
+const isTestHook = (object: Obj) => object.metadata?.annotations?.['helm.sh/hook'] === 'test';
+
+function podSpecs(objects: Obj[]): { where: string; spec: Obj; testHook: boolean }[] {
+  return objects.flatMap((object) => {
+    const where = `${object.kind}/${object.metadata?.name}`;
+    if (object.kind === 'Pod') return [{ where, spec: object.spec as Obj, testHook: isTestHook(object) }];
+    const template = object.spec?.template?.spec as Obj | undefined;
+    return template ? [{ where, spec: template, testHook: false }] : [];
+  });
+}
+
+function expectPodPolicy(objects: Obj[]): void {
+  const pods = podSpecs(objects);
+  expect(pods.length).toBeGreaterThan(0);
+  for (const { where, spec, testHook } of pods) {
+    const podContext = (spec.securityContext ?? {}) as Obj;
+    expect({ where, automount: spec.automountServiceAccountToken }).toEqual({ where, automount: false });
+    for (const container of [...(spec.initContainers ?? []), ...spec.containers] as Obj[]) {
+      const id = `${where} ${container.name}`;
+      const context = { ...podContext, ...(container.securityContext ?? {}) } as Obj;
+      // Not root: runAsNonRoot, and no explicit user 0.
+      expect({ id, runAsNonRoot: context.runAsNonRoot }).toEqual({ id, runAsNonRoot: true });
+      expect({ id, uid0: context.runAsUser === 0 }).toEqual({ id, uid0: false });
+      expect({ id, readOnlyRootFilesystem: container.securityContext?.readOnlyRootFilesystem }).toEqual({
+        id,
+        readOnlyRootFilesystem: true,
+      });
+      expect({ id, allowPrivilegeEscalation: container.securityContext?.allowPrivilegeEscalation }).toEqual({
+        id,
+        allowPrivilegeEscalation: false,
+      });
+      expect({ id, privileged: container.securityContext?.privileged === true }).toEqual({ id, privileged: false });
+      expect({ id, drop: container.securityContext?.capabilities?.drop }).toEqual({ id, drop: ['ALL'] });
+      expect({ id, add: container.securityContext?.capabilities?.add ?? [] }).toEqual({ id, add: [] });
+      // Resources: requests for scheduling, a memory limit against leaks.
+      expect({ id, cpu: container.resources?.requests?.cpu !== undefined }).toEqual({ id, cpu: true });
+      expect({ id, memory: container.resources?.requests?.memory !== undefined }).toEqual({ id, memory: true });
+      expect({ id, memoryLimit: container.resources?.limits?.memory !== undefined }).toEqual({ id, memoryLimit: true });
+      // Probes, except on the one-shot helm test pod.
+      if (!testHook) {
+        expect({ id, liveness: container.livenessProbe !== undefined }).toEqual({ id, liveness: true });
+        expect({ id, readiness: container.readinessProbe !== undefined }).toEqual({ id, readiness: true });
+      }
+      // A pinned image: a version tag or a digest, never latest.
+      const image = String(container.image);
+      const [name, digest] = image.split('@');
+      const tag = name!.includes(':') ? name!.slice(name!.lastIndexOf(':') + 1) : '';
+      expect({
+        id,
+        image,
+        pinned: (tag !== '' && tag !== 'latest') || /^sha256:[a-f0-9]{64}$/.test(digest ?? ''),
+      }).toEqual({ id, image, pinned: true });
+      expect({ id, latest: tag === 'latest' }).toEqual({ id, latest: false });
+    }
+  }
+  for (const account of objects.filter((object) => object.kind === 'ServiceAccount')) {
+    expect({ account: account.metadata.name, automount: account.automountServiceAccountToken }).toEqual({
+      account: account.metadata.name,
+      automount: false,
+    });
+  }
+}
+
+const kindsOf = (objects: Obj[], kind: string) => objects.filter((object) => object.kind === kind);
+const named = (objects: Obj[], kind: string, component: string) =>
+  objects.find(
+    (object) => object.kind === kind && object.metadata.labels?.['app.kubernetes.io/component'] === component,
+  );
+
+describe.each(ciValues)('charts/gateway with ci/%s', (values) => {
+  let objects: Obj[];
+  beforeAll(() => {
+    objects = render(['--values', join(chart, 'ci', values)]);
+  });
+
+  it('renders containers that are non-root, read-only, unprivileged, resourced, probed and pinned', () => {
+    expectPodPolicy(objects);
+  });
+
+  it('gives every Deployment a Service, a ServiceAccount, a NetworkPolicy and the OTel settings', () => {
+    for (const deployment of kindsOf(objects, 'Deployment')) {
+      const component = deployment.metadata.labels['app.kubernetes.io/component'] as string;
+      for (const kind of ['Service', 'ServiceAccount', 'NetworkPolicy'])
+        expect([component, kind, named(objects, kind, component) !== undefined]).toEqual([component, kind, true]);
+      const env = (deployment.spec.template.spec.containers[0].env as Obj[]).map((entry) => entry.name as string);
+      expect(env).toEqual(expect.arrayContaining(['OTEL_SERVICE_NAME', 'OTEL_RESOURCE_ATTRIBUTES', 'HOST']));
+      expect(new Set(env).size).toBe(env.length);
+    }
+  });
+
+  it('lets provider-proxy take gRPC only from edge-auth and mcp-server, and quota-actor nothing but scrapes', () => {
+    const proxyPolicy = named(objects, 'NetworkPolicy', 'provider-proxy')!;
+    const grpcRules = (proxyPolicy.spec.ingress as Obj[]).filter((rule) =>
+      (rule.ports as Obj[]).some((port) => port.port === 'grpc'),
+    );
+    expect(grpcRules).toHaveLength(1);
+    const callers = (grpcRules[0]!.from as Obj[])
+      .map((peer) => peer.podSelector?.matchLabels?.['app.kubernetes.io/name'])
+      .sort();
+    expect(callers).toEqual(['edge-auth', 'mcp-server']);
+
+    const actorPolicy = named(objects, 'NetworkPolicy', 'quota-actor')!;
+    for (const rule of actorPolicy.spec.ingress as Obj[]) {
+      expect(rule.from?.length).toBeGreaterThan(0); // never "from anywhere"
+      expect((rule.ports as Obj[]).map((port) => port.port)).toEqual(['http']); // metrics and the test pod only
+    }
+    const actorEgress = JSON.stringify(actorPolicy.spec.egress);
+    expect(actorEgress).toContain('4222'); // NATS
+    expect(actorEgress).not.toContain('provider-proxy');
+  });
+
+  it('opens ingress from outside only on the public components', () => {
+    for (const policy of kindsOf(objects, 'NetworkPolicy').filter((object) => !isTestHook(object))) {
+      const component = policy.metadata.labels['app.kubernetes.io/component'] as string;
+      const open = (policy.spec.ingress as Obj[]).some(
+        (rule) => rule.from === undefined || (rule.from as Obj[]).some((peer) => peer.ipBlock !== undefined),
+      );
+      const publicFrom = values.startsWith('production')
+        ? JSON.stringify(policy.spec.ingress).includes('ingress-nginx')
+        : open;
+      expect([component, publicFrom]).toEqual([
+        component,
+        ['edge-auth', 'mcp-server', 'oauth-server', 'portal-api'].includes(component),
+      ]);
+    }
+  });
+
+  it('takes secrets from existing Secrets only (the chart creates none outside dev) and runs the sandbox only in dev', () => {
+    const dev = values.startsWith('dev');
+    expect(kindsOf(objects, 'Secret').length > 0).toBe(dev);
+    expect(named(objects, 'Deployment', 'platform-sandbox') !== undefined).toBe(dev);
+    const proxy = named(objects, 'Deployment', 'provider-proxy')!;
+    const env = proxy.spec.template.spec.containers[0].env as Obj[];
+    for (const name of ['MONGODB_URI', 'CREDENTIALS_ENCRYPTION_KEYS', 'VIDEO_ADS_APP_SECRET']) {
+      expect(env.find((entry) => entry.name === name)?.valueFrom?.secretKeyRef?.name).toBeTruthy();
+    }
+  });
+
+  it('has PDBs and HPAs that point at rendered Deployments, an Ingress to enabled Services, and a helm test pod', () => {
+    const deployments = new Set(kindsOf(objects, 'Deployment').map((object) => object.metadata.name));
+    for (const hpa of kindsOf(objects, 'HorizontalPodAutoscaler'))
+      expect(deployments.has(hpa.spec.scaleTargetRef.name)).toBe(true);
+    const services = new Set(kindsOf(objects, 'Service').map((object) => object.metadata.name));
+    for (const ingress of kindsOf(objects, 'Ingress')) {
+      for (const rule of ingress.spec.rules as Obj[])
+        for (const path of rule.http.paths as Obj[]) expect(services.has(path.backend.service.name)).toBe(true);
+    }
+    expect(kindsOf(objects, 'Pod').filter(isTestHook)).toHaveLength(1);
+  });
+});
+
+describe('charts/gateway', () => {
+  it('creates ServiceMonitors for the components that serve /metrics when asked', () => {
+    const objects = render(['--values', join(chart, 'ci', 'production-values.yaml')]);
+    const monitors = kindsOf(objects, 'ServiceMonitor');
+    expect(monitors.map((monitor) => monitor.metadata.labels['app.kubernetes.io/component']).sort()).toEqual([
+      'edge-auth',
+      'mcp-server',
+      'oauth-server',
+      'portal-api',
+      'provider-proxy',
+      'quota-actor',
+    ]);
+    for (const monitor of monitors) expect(monitor.spec.endpoints[0]).toMatchObject({ port: 'http', path: '/metrics' });
+  });
+
+  it('adds a service with one components entry', () => {
+    const objects = render([
+      '--values',
+      join(chart, 'ci', 'minimal-values.yaml'),
+      '--set',
+      'components.report-worker.ports[0].name=http',
+      '--set',
+      'components.report-worker.ports[0].containerPort=8080',
+      '--set',
+      'components.report-worker.ports[0].env=PORT',
+      '--set',
+      'components.report-worker.uses={nats,mongodb}',
+    ]);
+    const worker = named(objects, 'Deployment', 'report-worker')!;
+    expect(worker.spec.template.spec.containers[0].image).toBe('ghcr.io/example/data-gateway/report-worker:0.1.0');
+    expect((worker.spec.template.spec.containers[0].env as Obj[]).map((entry) => entry.name)).toEqual(
+      expect.arrayContaining(['NATS_URL', 'MONGODB_URI', 'PORT']),
+    );
+    expectPodPolicy(objects);
+  });
+
+  it('fails without the required configuration, naming every missing Secret and NATS', () => {
+    const error = renderError([]);
+    expect(error).toContain('secrets.mongodb.existingSecret is required by provider-proxy, quota-actor');
+    expect(error).toContain('secrets.credentials.existingSecret is required by provider-proxy');
+    expect(error).toContain('secrets.platforms.existingSecret is required by provider-proxy');
+    expect(error).toContain('nats.url (or nats.existingSecret) is required by edge-auth, mcp-server, quota-actor');
+  });
+
+  it('refuses the sandbox, dev Secrets and latest tags in production', () => {
+    const minimal = ['--values', join(chart, 'ci', 'minimal-values.yaml')];
+    expect(renderError([...minimal, '--set', 'components.platform-sandbox.enabled=true'])).toContain(
+      'needs profile dev or demo',
+    );
+    expect(renderError([...minimal, '--set', 'devSecrets.create=true'])).toContain(
+      'devSecrets.create is only allowed with profile dev or demo',
+    );
+    expect(renderError([...minimal, '--set', 'components.edge-auth.image.tag=latest'])).toContain(
+      '/components/edge-auth/image/tag',
+    );
+    expect(renderError([...minimal, '--set', 'components.oauth-server.enabled=true'])).toContain(
+      'secrets.oauthSigning.existingSecret is required by oauth-server',
+    );
+  });
+});
+
+describe.each(plainManifests)('%s', (file) => {
+  it('follows the same container policy', () => {
+    const objects = parseManifests(readFileSync(join(root, file), 'utf8'));
+    if (file === 'k8s/namespace.yaml') {
+      const deny = objects.find((object) => object.kind === 'NetworkPolicy')!;
+      expect(deny.spec).toEqual({ podSelector: {}, policyTypes: ['Ingress', 'Egress'] });
+      expect(
+        objects.find((object) => object.kind === 'Namespace')!.metadata.labels['pod-security.kubernetes.io/enforce'],
+      ).toBe('restricted');
+      return;
+    }
+    expectPodPolicy(objects);
+  });
+});

@@ -1,0 +1,617 @@
+import { GatewayFixtures, startGatewayCluster, type GatewayCluster } from '@gateway/testing';
+import { randomBytes } from 'node:crypto';
+import { testDatabaseUri, testNatsUrl } from './harness';
+
+/**
+ * portal-api end to end: the JSON API against a real cluster (sandbox, provider-proxy, quota-actor, edge-auth) and
+ * a real portal-api process. Grants go through the sandbox's authorization page; keys are checked on the REST edge.
+ */
+let cluster: GatewayCluster;
+let fixtures: GatewayFixtures;
+let portal: string;
+let edge: string;
+let mongoUri: string;
+
+const ADVERTISERS = '/v1/video-ads/v1.3/oauth2/advertiser/get/';
+const PASSWORD = 'correct horse battery staple';
+
+beforeAll(async () => {
+  mongoUri = testDatabaseUri();
+  cluster = await startGatewayCluster({ mongoUri, natsUrl: testNatsUrl(), edges: 1, actors: 1 });
+  edge = cluster.edges[0]!.url;
+  fixtures = await GatewayFixtures.open(cluster, mongoUri, testNatsUrl());
+  await fixtures.setPlan('trial', { rate_limit_rps: 1000, rate_burst: 1000 });
+  portal = (await cluster.startPortal({ SIGN_IN_MAX_FAILURES: '3', LOG_LEVEL: 'error' })).url;
+}, 180_000);
+
+afterAll(async () => {
+  await fixtures?.close();
+  await cluster?.stop();
+});
+
+interface Answer<T = Record<string, unknown>> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+/** A browser-like client: keeps cookies, sends the CSRF token on state changes. */
+class PortalClient {
+  readonly cookies = new Map<string, string>();
+  readonly setCookieLines: string[] = [];
+
+  constructor(readonly base = portal) {}
+
+  cookieHeader(): string {
+    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+  }
+
+  async raw(method: string, path: string, init: { body?: unknown; headers?: Record<string, string> } = {}) {
+    const response = await fetch(new URL(path, this.base), {
+      method,
+      redirect: 'manual',
+      headers: {
+        ...(this.cookies.size > 0 ? { cookie: this.cookieHeader() } : {}),
+        ...(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...init.headers,
+      },
+      ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
+    });
+    for (const line of response.headers.getSetCookie()) {
+      this.setCookieLines.push(line);
+      const [pair] = line.split(';');
+      const eq = pair!.indexOf('=');
+      const name = pair!.slice(0, eq);
+      const value = pair!.slice(eq + 1);
+      if (value === '' || /Max-Age=0/.test(line)) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    return response;
+  }
+
+  async call<T = Record<string, unknown>>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<Answer<T>> {
+    const csrf: Record<string, string> = method === 'GET' ? {} : { 'x-csrf-token': await this.csrf() };
+    const response = await this.raw(method, path, {
+      ...(body === undefined ? {} : { body }),
+      headers: { ...csrf, ...headers },
+    });
+    const text = await response.text();
+    return { status: response.status, body: (text ? JSON.parse(text) : {}) as T, headers: response.headers };
+  }
+
+  async csrf(): Promise<string> {
+    const existing = this.cookies.get('dg_csrf');
+    if (existing) return existing;
+    const response = await this.raw('GET', '/api/csrf');
+    return ((await response.json()) as { csrf_token: string }).csrf_token;
+  }
+
+  async signUp(
+    email = `p-${randomBytes(5).toString('hex')}@example.test`,
+  ): Promise<{ customerId: string; email: string }> {
+    const answer = await this.call<{ customer: { customer_id: string } }>('POST', '/api/auth/sign-up', {
+      name: 'Portal Tester',
+      email,
+      password: PASSWORD,
+    });
+    expect(answer.status).toBe(201);
+    return { customerId: answer.body.customer.customer_id, email };
+  }
+
+  /** Starts a grant, authorizes on the sandbox's page like a person would, follows the callback. */
+  async connectVideoAds(path = '/api/connections/grants', bcIndex = 0): Promise<URL> {
+    const started = await this.call<{ authorization_url: string }>(
+      'POST',
+      path,
+      path.endsWith('/grants') ? { provider: 'video-ads' } : undefined,
+    );
+    expect(started.status).toBe(201);
+    const authorize = new URL(started.body.authorization_url);
+    expect(`${authorize.origin}${authorize.pathname}`).toBe(`${cluster.sandbox.url}/portal/auth`);
+    const callback = await this.authorizeAtSandbox(authorize, bcIndex);
+    return this.followCallback(callback);
+  }
+
+  async authorizeAtSandbox(authorize: URL, bcIndex = 0): Promise<URL> {
+    const page = await fetch(authorize);
+    expect(page.status).toBe(200);
+    const bcIds = [...(await page.text()).matchAll(/name="bc_id" value="([^"]+)"/g)].map((m) => m[1]!);
+    const form = new URLSearchParams({
+      app_id: authorize.searchParams.get('app_id')!,
+      state: authorize.searchParams.get('state')!,
+      redirect_uri: authorize.searchParams.get('redirect_uri')!,
+      bc_id: bcIds[bcIndex % bcIds.length]!,
+      action: 'authorize',
+    });
+    const consent = await fetch(`${cluster.sandbox.url}/portal/auth`, {
+      method: 'POST',
+      body: form,
+      redirect: 'manual',
+    });
+    expect(consent.status).toBe(302);
+    return new URL(consent.headers.get('location')!);
+  }
+
+  async followCallback(callback: URL): Promise<URL> {
+    expect(callback.origin).toBe(portal);
+    const back = await this.raw('GET', `${callback.pathname}${callback.search}`);
+    expect(back.status).toBe(302);
+    return new URL(back.headers.get('location')!, portal);
+  }
+}
+
+async function rest(secret: string, headers: Record<string, string> = {}, path = ADVERTISERS) {
+  const response = await fetch(`${edge}${path}`, { headers: { 'X-API-Key': secret, ...headers } });
+  const body = (await response.json()) as { code?: unknown };
+  return { status: response.status, code: body.code };
+}
+
+describe('portal-api - OpenAPI document', () => {
+  it('is generated from the zod schemas and documents every operation, without secrets in the key listing', async () => {
+    const response = await fetch(`${portal}/api/openapi.json`);
+    expect(response.status).toBe(200);
+    const doc = (await response.json()) as {
+      openapi: string;
+      paths: Record<string, Record<string, { operationId: string }>>;
+      components: { schemas: Record<string, { properties?: Record<string, unknown> }> };
+    };
+    expect(doc.openapi).toBe('3.1.0');
+    const operations = Object.values(doc.paths).flatMap((methods) =>
+      Object.values(methods).map((op) => op.operationId),
+    );
+    expect(operations.sort()).toEqual(
+      [
+        'createKey',
+        'getCsrfToken',
+        'getMcpSettings',
+        'getMe',
+        'getPlan',
+        'getUsage',
+        'grantCallback',
+        'listConnections',
+        'listKeys',
+        'revokeKey',
+        'rotateKey',
+        'setKeyIpAllowlist',
+        'signIn',
+        'signOut',
+        'signUp',
+        'startGrant',
+        'startRegrant',
+      ].sort(),
+    );
+    expect(doc.paths['/api/keys/{key_id}/rotate']?.post).toBeDefined();
+    expect(Object.keys(doc.components.schemas.ApiKey?.properties ?? {})).not.toEqual(
+      expect.arrayContaining(['secret']),
+    );
+    expect(Object.keys(doc.components.schemas.ApiKey?.properties ?? {})).not.toContain('hash');
+    expect(doc.components.schemas.CreatedApiKey?.properties).toHaveProperty('secret');
+  });
+});
+
+describe('portal-api - sign-up, sign-in, sessions', () => {
+  it('signs up with a session cookie that is HttpOnly and SameSite=Lax, and signs out', async () => {
+    const client = new PortalClient();
+    const { email } = await client.signUp();
+    const sessionLine = client.setCookieLines.find((line) => line.startsWith('dg_session='))!;
+    expect(sessionLine).toMatch(/HttpOnly/);
+    expect(sessionLine).toMatch(/SameSite=Lax/);
+    expect(sessionLine).toMatch(/Path=\//);
+    const me = await client.call<{ customer: { email: string; plan: string } }>('GET', '/api/me');
+    expect(me.status).toBe(200);
+    expect(me.body.customer).toMatchObject({ email, plan: 'trial' });
+
+    expect((await client.call('POST', '/api/auth/sign-out')).status).toBe(204);
+    const after = await client.call<{ code: string }>('GET', '/api/me');
+    expect(after.status).toBe(401);
+    expect(after.body.code).toBe('not_signed_in');
+    expect(after.headers.get('content-type')).toContain('application/problem+json');
+  });
+
+  it('answers validation messages per field, and 409 for a taken email', async () => {
+    const client = new PortalClient();
+    const bad = await client.call<{ code: string; errors: { path: string; message: string }[] }>(
+      'POST',
+      '/api/auth/sign-up',
+      { name: '', email: 'not-an-email', password: 'short' },
+    );
+    expect(bad.status).toBe(400);
+    expect(bad.body.code).toBe('invalid_request');
+    expect(bad.body.errors.map((error) => error.path).sort()).toEqual(['email', 'name', 'password']);
+    expect(bad.body.errors.find((error) => error.path === 'password')?.message).toMatch(/12 characters/);
+
+    const { email } = await client.signUp();
+    const again = await new PortalClient().call<{ code: string }>('POST', '/api/auth/sign-up', {
+      name: 'Someone',
+      email: email.toUpperCase(),
+      password: PASSWORD,
+    });
+    expect(again.status).toBe(409);
+    expect(again.body.code).toBe('email_taken');
+  });
+
+  it('signs in with the right password only and throttles failed attempts per email and address', async () => {
+    const { email } = await new PortalClient().signUp();
+    const client = new PortalClient();
+    const wrong = await client.call<{ code: string }>('POST', '/api/auth/sign-in', { email, password: 'wrong' });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body.code).toBe('invalid_credentials');
+    const unknown = await client.call<{ code: string }>('POST', '/api/auth/sign-in', {
+      email: `nobody-${randomBytes(3).toString('hex')}@example.test`,
+      password: PASSWORD,
+    });
+    expect(unknown.body.code).toBe('invalid_credentials');
+
+    const right = await client.call('POST', '/api/auth/sign-in', { email, password: PASSWORD });
+    expect(right.status).toBe(200);
+    expect((await client.call('GET', '/api/me')).status).toBe(200);
+
+    for (let i = 0; i < 3; i++) {
+      expect((await client.call('POST', '/api/auth/sign-in', { email, password: `wrong-${i}` })).status).toBe(401);
+    }
+    const throttled = await client.call<{ code: string }>('POST', '/api/auth/sign-in', { email, password: PASSWORD });
+    expect(throttled.status).toBe(429);
+    expect(throttled.body.code).toBe('too_many_attempts');
+    expect(Number(throttled.headers.get('retry-after'))).toBeGreaterThan(0);
+  });
+});
+
+describe('portal-api - CSRF', () => {
+  it('refuses a state change without the token, with a wrong token, from another origin or another site', async () => {
+    const client = new PortalClient();
+    await client.signUp();
+    const body = { name: 'k', providers: ['video-ads'] };
+    const missing = await client.raw('POST', '/api/keys', { body });
+    expect(missing.status).toBe(403);
+    expect(((await missing.json()) as { code: string }).code).toBe('csrf_failed');
+    const wrong = await client.call('POST', '/api/keys', body, { 'x-csrf-token': 'x'.repeat(43) });
+    expect(wrong.status).toBe(403);
+    const foreign = await client.call('POST', '/api/keys', body, { origin: 'https://evil.example' });
+    expect(foreign.status).toBe(403);
+    const crossSite = await client.call('POST', '/api/keys', body, { 'sec-fetch-site': 'cross-site' });
+    expect(crossSite.status).toBe(403);
+    const own = await client.call('POST', '/api/keys', body, { origin: portal, 'sec-fetch-site': 'same-origin' });
+    expect(own.status).toBe(201);
+  });
+
+  it('refuses a sign-in without the token (login CSRF)', async () => {
+    const { email } = await new PortalClient().signUp();
+    const response = await new PortalClient().raw('POST', '/api/auth/sign-in', { body: { email, password: PASSWORD } });
+    expect(response.status).toBe(403);
+  });
+});
+
+describe('portal-api - connections', () => {
+  it('connects video-ads through the sandbox authorization page and lists the account id', async () => {
+    const client = new PortalClient();
+    await client.signUp();
+    const back = await client.connectVideoAds();
+    expect(back.pathname).toBe('/connections');
+    const accountId = back.searchParams.get('connected');
+    expect(accountId).toMatch(/^acct_[0-9A-Za-z]{20}$/);
+    const list = await client.call<{
+      connections: { account_id: string; provider: string; status: string }[];
+      used: number;
+      allowance: number;
+    }>('GET', '/api/connections');
+    expect(list.body.connections).toEqual([
+      expect.objectContaining({ account_id: accountId, provider: 'video-ads', status: 'active' }),
+    ]);
+    expect({ used: list.body.used, allowance: list.body.allowance }).toEqual({ used: 1, allowance: 3 });
+  });
+
+  it('accepts a callback only in the session that started it, once', async () => {
+    const alice = new PortalClient();
+    await alice.signUp();
+    const started = await alice.call<{ authorization_url: string }>('POST', '/api/connections/grants', {
+      provider: 'video-ads',
+    });
+    const callback = await alice.authorizeAtSandbox(new URL(started.body.authorization_url));
+
+    const mallory = new PortalClient();
+    await mallory.signUp();
+    expect((await mallory.followCallback(callback)).searchParams.get('error')).toBe('invalid_state');
+    expect((await new PortalClient().followCallback(callback)).searchParams.get('error')).toBe('signed_out');
+
+    expect((await alice.followCallback(callback)).searchParams.get('connected')).toMatch(/^acct_/);
+    expect((await alice.followCallback(callback)).searchParams.get('error')).toBe('invalid_state');
+    expect((await mallory.call<{ connections: unknown[] }>('GET', '/api/connections')).body.connections).toEqual([]);
+  });
+
+  it('re-grants after the platform revoked the token and keeps the account id (spec 3)', async () => {
+    const client = new PortalClient();
+    await client.signUp();
+    const accountId = (await client.connectVideoAds('/api/connections/grants', 1)).searchParams.get('connected')!;
+    const created = await client.call<{ secret: string }>('POST', '/api/keys', {
+      name: 'regrant',
+      providers: ['video-ads'],
+      account_ids: [accountId],
+    });
+    expect((await rest(created.body.secret)).code).toBe(0);
+
+    const connection = await fixtures.store.connections.findByAccountId(accountId);
+    for (const advertiserId of connection!.external_account_ids) {
+      await fetch(`${cluster.sandbox.url}/_sandbox/tokens/revoke`, {
+        method: 'POST',
+        body: JSON.stringify({ advertiser_id: advertiserId }),
+      });
+    }
+    expect((await rest(created.body.secret)).code).toBe(40105);
+
+    const back = await client.connectVideoAds(`/api/connections/${accountId}/regrant`, 1);
+    expect(back.searchParams.get('connected')).toBe(accountId);
+    expect((await rest(created.body.secret)).code).toBe(0);
+    const list = await client.call<{ connections: { account_id: string }[] }>('GET', '/api/connections');
+    expect(list.body.connections.map((c) => c.account_id)).toEqual([accountId]);
+  });
+
+  it("enforces the plan's connection allowance; three marketplace apps on one shop are three connections", async () => {
+    const client = new PortalClient();
+    const { customerId } = await client.signUp();
+    for (const provider of ['marketplace', 'marketplace-ads', 'marketplace-affiliate'] as const) {
+      await fixtures.otherConnection(customerId, provider);
+    }
+    const refused = await client.call<{ code: string; allowance: number; used: number }>(
+      'POST',
+      '/api/connections/grants',
+      { provider: 'video-ads' },
+    );
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ code: 'connection_limit_reached', allowance: 3, used: 3 });
+  });
+
+  it('does not start a re-grant of another customer connection', async () => {
+    const other = new PortalClient();
+    const { customerId } = await other.signUp();
+    const foreign = await fixtures.otherConnection(customerId, 'marketplace');
+    const client = new PortalClient();
+    await client.signUp();
+    expect((await client.call('POST', `/api/connections/${foreign}/regrant`)).status).toBe(404);
+  });
+});
+
+describe('portal-api - keys', () => {
+  async function customerWithConnection() {
+    const client = new PortalClient();
+    const { customerId } = await client.signUp();
+    const accountId = (await client.connectVideoAds()).searchParams.get('connected')!;
+    return { client, customerId, accountId };
+  }
+
+  it('creates a key shown once, lists it without the secret, and the key works on REST at once', async () => {
+    const { client, accountId } = await customerWithConnection();
+    const created = await client.call<{ key: { key_id: string; source: string }; secret: string }>(
+      'POST',
+      '/api/keys',
+      { name: 'reporting', providers: ['video-ads'], account_ids: [accountId] },
+    );
+    expect(created.status).toBe(201);
+    expect(created.body.secret).toMatch(/^dg_live_[0-9A-Za-z]{40}$/);
+    expect(created.body.key.source).toBe('portal');
+    expect(await rest(created.body.secret)).toEqual({ status: 200, code: 0 });
+
+    const list = await client.call<{ keys: Record<string, unknown>[] }>('GET', '/api/keys');
+    expect(list.body.keys).toEqual([
+      expect.objectContaining({
+        key_id: created.body.key.key_id,
+        name: 'reporting',
+        source: 'portal',
+        status: 'active',
+        account_ids: [accountId],
+      }),
+    ]);
+    expect(JSON.stringify(list.body)).not.toContain(created.body.secret);
+    expect(list.body.keys[0]).not.toHaveProperty('secret');
+    expect(list.body.keys[0]).not.toHaveProperty('hash');
+  });
+
+  it('validates a new key: name, providers, foreign accounts, bad CIDRs, providers outside the plan', async () => {
+    const { client, customerId } = await customerWithConnection();
+    const empty = await client.call<{ errors: { path: string }[] }>('POST', '/api/keys', { name: '', providers: [] });
+    expect(empty.status).toBe(400);
+    expect(empty.body.errors.map((error) => error.path).sort()).toEqual(['name', 'providers']);
+
+    const stranger = await fixtures.customer();
+    const foreign = await fixtures.otherConnection(stranger.customer_id, 'marketplace');
+    const foreignKey = await client.call('POST', '/api/keys', {
+      name: 'x',
+      providers: ['marketplace'],
+      account_ids: [foreign],
+    });
+    expect(foreignKey.status).toBe(400);
+    const badCidr = await client.call<{ errors: { path: string }[] }>('POST', '/api/keys', {
+      name: 'x',
+      providers: ['video-ads'],
+      ip_allowlist: ['10.0.0.0/33'],
+    });
+    expect(badCidr.status).toBe(400);
+    expect(badCidr.body.errors[0]?.path).toBe('ip_allowlist');
+
+    await fixtures.setPlan('growth', { providers: ['video-ads'] });
+    await fixtures.store.customers.setPlan(customerId, 'growth');
+    const outside = await client.call<{ code: string }>('POST', '/api/keys', { name: 'x', providers: ['search-ads'] });
+    expect(outside.status).toBe(403);
+    expect(outside.body.code).toBe('provider_not_in_plan');
+  });
+
+  it('rotates: the new key is shown once and works, the old one is refused immediately', async () => {
+    const { client, accountId } = await customerWithConnection();
+    const created = await client.call<{ key: { key_id: string }; secret: string }>('POST', '/api/keys', {
+      name: 'rotating',
+      providers: ['video-ads'],
+      account_ids: [accountId],
+    });
+    expect((await rest(created.body.secret)).status).toBe(200);
+    const rotated = await client.call<{
+      key: { key_id: string; name: string };
+      secret: string;
+      replaced_key_id: string;
+    }>('POST', `/api/keys/${created.body.key.key_id}/rotate`);
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.replaced_key_id).toBe(created.body.key.key_id);
+    expect(rotated.body.key.name).toBe('rotating');
+    expect(rotated.body.secret).not.toBe(created.body.secret);
+    expect(await rest(created.body.secret)).toEqual({ status: 401, code: 'key_revoked' });
+    expect(await rest(rotated.body.secret)).toEqual({ status: 200, code: 0 });
+    const again = await client.call('POST', `/api/keys/${created.body.key.key_id}/rotate`);
+    expect(again.status).toBe(404);
+  });
+
+  it('revokes: REST refuses the key from the moment the portal answers', async () => {
+    const { client, accountId } = await customerWithConnection();
+    const created = await client.call<{ key: { key_id: string }; secret: string }>('POST', '/api/keys', {
+      name: 'revoking',
+      providers: ['video-ads'],
+      account_ids: [accountId],
+    });
+    expect((await rest(created.body.secret)).status).toBe(200);
+    const revoked = await client.call<{ key: { status: string; revoked_at: string } }>(
+      'POST',
+      `/api/keys/${created.body.key.key_id}/revoke`,
+    );
+    expect(revoked.status).toBe(200);
+    expect(revoked.body.key.status).toBe('revoked');
+    expect(await rest(created.body.secret)).toEqual({ status: 401, code: 'key_revoked' });
+  });
+
+  it('edits the IP allowlist, effective at once on REST', async () => {
+    const { client, accountId } = await customerWithConnection();
+    const created = await client.call<{ key: { key_id: string }; secret: string }>('POST', '/api/keys', {
+      name: 'ip',
+      providers: ['video-ads'],
+      account_ids: [accountId],
+    });
+    const path = `/api/keys/${created.body.key.key_id}/ip-allowlist`;
+    const narrowed = await client.call<{ key: { ip_allowlist: string[] } }>('PUT', path, {
+      ip_allowlist: ['10.1.2.3', '2001:db8::/32'],
+    });
+    expect(narrowed.body.key.ip_allowlist).toEqual(['10.1.2.3/32', '2001:db8::/32']);
+    expect(await rest(created.body.secret)).toEqual({ status: 403, code: 'ip_not_allowed' });
+    await client.call('PUT', path, { ip_allowlist: ['127.0.0.0/8'] });
+    expect((await rest(created.body.secret)).status).toBe(200);
+    expect((await client.call('PUT', path, { ip_allowlist: ['nope'] })).status).toBe(400);
+  });
+
+  it("answers 404 for another customer's key and 401 without a session", async () => {
+    const owner = await customerWithConnection();
+    const created = await owner.client.call<{ key: { key_id: string }; secret: string }>('POST', '/api/keys', {
+      name: 'mine',
+      providers: ['video-ads'],
+      account_ids: [owner.accountId],
+    });
+    const intruder = new PortalClient();
+    await intruder.signUp();
+    for (const action of ['rotate', 'revoke']) {
+      const answer = await intruder.call<{ code: string }>('POST', `/api/keys/${created.body.key.key_id}/${action}`);
+      expect({ action, status: answer.status }).toEqual({ action, status: 404 });
+    }
+    expect(
+      (await intruder.call('PUT', `/api/keys/${created.body.key.key_id}/ip-allowlist`, { ip_allowlist: [] })).status,
+    ).toBe(404);
+    expect((await new PortalClient().call('GET', '/api/keys')).status).toBe(401);
+    expect(await rest(created.body.secret)).toMatchObject({ status: 200 });
+  });
+});
+
+describe('portal-api - plan and usage', () => {
+  it('shows the plan and per-day usage that rises with REST calls, kept across a rotation', async () => {
+    const client = new PortalClient();
+    await client.signUp();
+    const accountId = (await client.connectVideoAds()).searchParams.get('connected')!;
+    const plan = await client.call<{ plan: Record<string, unknown>; connections_used: number }>('GET', '/api/plan');
+    expect(plan.body.plan).toMatchObject({ name: 'trial', rate_limit_rps: 1000, monthly_quota: 10_000 });
+    expect(plan.body.connections_used).toBe(1);
+
+    const created = await client.call<{ key: { key_id: string }; secret: string }>('POST', '/api/keys', {
+      name: 'usage',
+      providers: ['video-ads'],
+      account_ids: [accountId],
+    });
+    for (let i = 0; i < 3; i++) expect((await rest(created.body.secret)).status).toBe(200);
+    const today = new Date().toISOString().slice(8, 10);
+    type Usage = {
+      month: string;
+      monthly_quota: number;
+      keys: { key_id: string; quota_used: number; days: unknown[] }[];
+    };
+    const usage = await waitForUsage(client, 3);
+    expect(usage.month).toBe(new Date().toISOString().slice(0, 7));
+    expect(usage.monthly_quota).toBe(10_000);
+    expect(usage.keys[0]).toMatchObject({
+      key_id: created.body.key.key_id,
+      quota_used: 3,
+      days: [{ day: today, count: 3 }],
+    });
+
+    const rotated = await client.call<{ key: { key_id: string }; secret: string }>(
+      'POST',
+      `/api/keys/${created.body.key.key_id}/rotate`,
+    );
+    expect((await rest(rotated.body.secret)).status).toBe(200);
+    const after = await waitForUsage(client, 4);
+    expect(after.keys).toEqual([
+      { key_id: rotated.body.key.key_id, name: 'usage', quota_used: 4, days: [{ day: today, count: 4 }] },
+    ]);
+    const bad = await client.call('GET', '/api/usage?month=2024-13');
+    expect(bad.status).toBe(400);
+
+    async function waitForUsage(c: PortalClient, used: number): Promise<Usage> {
+      // The actor flushes counts to MongoDB every 100 ms.
+      const deadline = Date.now() + 5000;
+      for (;;) {
+        const answer = await c.call<Usage>('GET', '/api/usage');
+        const sum = answer.body.keys.reduce(
+          (total, key) => total + (key.days as { count: number }[]).reduce((s, d) => s + d.count, 0),
+          0,
+        );
+        if ((answer.body.keys[0]?.quota_used === used && sum === used) || Date.now() > deadline) return answer.body;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+  });
+
+  it('shows the MCP and REST addresses', async () => {
+    const client = new PortalClient();
+    await client.signUp();
+    const mcp = await client.call<{ mcp_url: string; rest_base_url: string }>('GET', '/api/mcp');
+    expect(mcp.body.rest_base_url).toBe(edge);
+    expect(mcp.body.mcp_url).toMatch(/^https?:\/\//);
+  });
+});
+
+describe('portal-api - storage', () => {
+  it('keeps no password, session id, key secret or platform token in clear in MongoDB', async () => {
+    const client = new PortalClient();
+    const { customerId } = await client.signUp();
+    const accountId = (await client.connectVideoAds()).searchParams.get('connected')!;
+    const created = await client.call<{ key: { key_id: string }; secret: string }>('POST', '/api/keys', {
+      name: 'stored',
+      providers: ['video-ads'],
+      account_ids: [accountId],
+    });
+    const rotated = await client.call<{ secret: string }>('POST', `/api/keys/${created.body.key.key_id}/rotate`);
+    const sessionId = client.cookies.get('dg_session')!;
+    expect(sessionId).toBeDefined();
+
+    const db = fixtures.store.connection.db!;
+    const dump: string[] = [];
+    for (const { name } of await db.listCollections().toArray()) {
+      for (const doc of await db.collection(name).find({}).toArray()) dump.push(JSON.stringify(doc));
+    }
+    const everything = dump.join('\n');
+    expect(everything).toContain(customerId);
+    for (const secret of [PASSWORD, sessionId, created.body.secret, rotated.body.secret]) {
+      expect(everything).not.toContain(secret);
+    }
+    const customer = await db.collection('customers').findOne({ customer_id: customerId });
+    expect(customer?.password_hash).toMatch(/^scrypt\$15\$8\$1\$/);
+    expect(await db.collection('portal_sessions').countDocuments({ customer_id: customerId })).toBe(1);
+    const connection = await db.collection('connections').findOne({ account_id: accountId });
+    expect(JSON.stringify(connection)).not.toContain('access_token');
+  });
+});

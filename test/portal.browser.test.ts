@@ -1,0 +1,134 @@
+import { startGatewayCluster, type GatewayCluster } from '@gateway/testing';
+import { existsSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { testDatabaseUri, testNatsUrl } from './harness';
+
+/**
+ * The acceptance flow of the key portal in a real browser (Debian's chromium driven by playwright-core, headless):
+ * sign up, connect video-ads through the sandbox's authorization page, create a key and copy it once, call the
+ * REST gateway with it, see usage rise on the chart, rotate it (old key refused), revoke it.
+ */
+const CHROMIUM = '/usr/bin/chromium';
+const ADVERTISERS = '/v1/video-ads/v1.3/oauth2/advertiser/get/';
+const describeWithChromium = existsSync(CHROMIUM) ? describe : describe.skip;
+
+let cluster: GatewayCluster;
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+let portal: string;
+let edge: string;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) return;
+  cluster = await startGatewayCluster({ mongoUri: testDatabaseUri(), natsUrl: testNatsUrl(), edges: 1, actors: 1 });
+  edge = cluster.edges[0]!.url;
+  portal = (await cluster.startPortal({ LOG_LEVEL: 'error' })).url;
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
+  context = await browser.newContext();
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: portal });
+  page = await context.newPage();
+  // Rotate and revoke ask for confirmation.
+  page.on('dialog', (dialog) => void dialog.accept());
+}, 180_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await cluster?.stop();
+});
+
+async function rest(secret: string): Promise<{ status: number; code: unknown }> {
+  const response = await fetch(`${edge}${ADVERTISERS}`, { headers: { 'X-API-Key': secret } });
+  return { status: response.status, code: ((await response.json()) as { code?: unknown }).code };
+}
+
+async function oneTimeKey(): Promise<string> {
+  const secret = (await page.getByTestId('secret').textContent())!.trim();
+  expect(secret).toMatch(/^dg_live_[0-9A-Za-z]{40}$/);
+  return secret;
+}
+
+describeWithChromium('portal in a browser', () => {
+  it('signs up, connects video-ads, creates, uses, rotates and revokes a key', async () => {
+    // Sign up, with a validation message first.
+    await page.goto(`${portal}/sign-up`);
+    await page.getByLabel('Name').fill('Browser Tester');
+    await page.getByLabel('Email').fill(`b-${randomBytes(4).toString('hex')}@example.test`);
+    await page.getByLabel('Password').fill('short');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await expect(page.locator('[data-field="password"] .field-error').textContent()).resolves.toMatch(/12 characters/);
+    await page.getByLabel('Password').fill('a long enough passphrase');
+    await page.getByRole('button', { name: 'Create account' }).click();
+    await page.waitForURL(`${portal}/connections`);
+    await page.getByText('No connections yet.').waitFor();
+
+    // Connect video-ads on the sandbox's authorization page.
+    await page.getByRole('button', { name: 'Connect Video ads' }).click();
+    await page.waitForURL((url) => url.toString().startsWith(`${cluster.sandbox.url}/portal/auth`));
+    await page.locator('input[name="bc_id"]').first().check();
+    await page.getByRole('button', { name: 'Authorize' }).click();
+    await page.waitForURL((url) => url.pathname === '/connections' && url.searchParams.has('connected'));
+    const accountId = new URL(page.url()).searchParams.get('connected')!;
+    expect(accountId).toMatch(/^acct_/);
+    await page.locator(`tr[data-account-id="${accountId}"]`).waitFor();
+
+    // Create a key; it is shown once, with a copy button.
+    await page.getByRole('link', { name: 'Keys' }).click();
+    await page.waitForURL(`${portal}/keys`);
+    await page.getByText('You have no keys yet.').waitFor();
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.locator('[data-field="name"] .field-error').waitFor();
+    await page.getByLabel('Name').fill('browser key');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    const secret = await oneTimeKey();
+    await page.getByRole('button', { name: 'Copy' }).click();
+    await page.getByRole('button', { name: 'Copied' }).waitFor();
+    expect(await page.evaluate('navigator.clipboard.readText()')).toBe(secret);
+    await page.reload();
+    await page.locator('tr[data-key-id]').first().waitFor();
+    expect(await page.content()).not.toContain(secret);
+    const keyId = await page.locator('tr[data-key-id]').first().getAttribute('data-key-id');
+
+    // The key works on the REST gateway, and the usage chart rises.
+    await page.getByRole('link', { name: 'Plan & usage' }).click();
+    await page.waitForURL(`${portal}/usage`);
+    expect(await page.getByTestId('quota-used').textContent()).toBe('0');
+    for (let i = 0; i < 3; i++) expect(await rest(secret)).toEqual({ status: 200, code: 0 });
+    const chart = page.getByTestId(`chart-${keyId}`);
+    const deadline = Date.now() + 5000;
+    while ((await chart.getAttribute('data-used')) !== '3' && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await page.reload();
+    }
+    expect(await page.getByTestId('quota-used').textContent()).toBe('3');
+    const today = new Date().toISOString().slice(8, 10);
+    expect(await chart.locator(`rect[data-day="${today}"]`).getAttribute('data-count')).toBe('3');
+
+    // Rotate: a new key shown once; the old one is refused at once.
+    await page.getByRole('link', { name: 'Keys' }).click();
+    await page.waitForURL(`${portal}/keys`);
+    await page.getByRole('button', { name: 'Rotate' }).click();
+    const rotated = await oneTimeKey();
+    expect(rotated).not.toBe(secret);
+    expect(await rest(secret)).toEqual({ status: 401, code: 'key_revoked' });
+    expect(await rest(rotated)).toEqual({ status: 200, code: 0 });
+
+    // Revoke: refused at once.
+    await page.getByRole('button', { name: 'Done' }).click();
+    await page.getByRole('button', { name: 'Revoke' }).click();
+    for (const until = Date.now() + 5000; (await page.locator('.badge.active').count()) > 0 && Date.now() < until;) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(await page.locator('tr[data-key-id] .badge.revoked').count()).toBe(2);
+    expect(await rest(rotated)).toEqual({ status: 401, code: 'key_revoked' });
+
+    // The MCP page shows {mcp_url} with a copy button.
+    await page.getByRole('link', { name: 'MCP' }).click();
+    await page.waitForURL(`${portal}/mcp`);
+    await page.getByTestId('mcp-url').waitFor();
+  }, 120_000);
+});
