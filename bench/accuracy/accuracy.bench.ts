@@ -1,0 +1,278 @@
+import { partitionOf } from '@gateway/decisions';
+import type { RunningService } from '@gateway/testing';
+import { performance } from 'node:perf_hooks';
+import { connect } from 'nats';
+import { GatewayClient, OutcomeCounter } from '../load/http-client';
+import { sleep, waitFor } from '../lib/process';
+import { SampleBuffer, summarize } from '../lib/stats';
+import type { BenchEnvironment, BenchKey } from '../setup/bench-environment';
+
+export interface AccuracySettings {
+  hotKeySeconds: number;
+  /** Offered rate as a multiple of the key's rate. */
+  overload: number;
+  clientsPerEdge: number;
+  monthlyQuota: number;
+  /** The crash run kills the owner once this share of the quota was admitted. */
+  killAtShare: number;
+}
+
+export interface HotKeyResult {
+  edges: number;
+  rps: number;
+  burst: number;
+  offeredPerSecond: number;
+  sent: number;
+  /** Seconds from the first request sent to the last: the T of the limit. */
+  seconds: number;
+  /** Seconds from the first request sent to the last answer: decisions all fall in this window. */
+  answerSeconds: number;
+  latencyMs: { p50: number; p99: number; max: number };
+  /** burst + rps * answerSeconds: what the limiter may admit when decisions spread over the answer window. */
+  limitOverAnswers: number;
+  admitted: number;
+  /** burst + rps * seconds */
+  limit: number;
+  deviation: number;
+  outcomes: Record<string, number>;
+  withinTwoPercent: boolean;
+}
+
+export interface QuotaResult {
+  kill9: boolean;
+  edges: number;
+  clients: number;
+  monthlyQuota: number;
+  chunk: number;
+  admitted: number;
+  /** Admitted beyond monthly_quota: must be 0. */
+  extra: number;
+  /** Units the ledger counts that nobody was admitted for (a dead owner's unused reservation). */
+  lost: number;
+  ledgerUsed: number;
+  sandboxRequests: number;
+  outcomes: Record<string, number>;
+  seconds: number;
+  /** gapToNextAdmitMs: from the kill to the first admission of a request sent after it (the takeover). */
+  killedActor?: { nodeId: string; afterAdmitted: number; gapToNextAdmitMs: number | null };
+  met: boolean;
+}
+
+export interface AccuracySection {
+  settings: AccuracySettings;
+  hotKey: HotKeyResult;
+  quota: QuotaResult;
+  quotaCrash: QuotaResult;
+}
+
+async function sandboxSeq(env: BenchEnvironment): Promise<number> {
+  return (await env.fixtures.sandboxRequests(Number.MAX_SAFE_INTEGER)).lastSeq;
+}
+
+/** The quota-actor that holds the lease of `key`'s partition right now. */
+async function ownerOf(env: BenchEnvironment, key: BenchKey): Promise<{ nodeId: string; actor: RunningService }> {
+  const partition = partitionOf(key.hash, Number(env.cluster.sharedEnv.PARTITIONS));
+  const nc = await connect({ servers: env.nats.url });
+  try {
+    const kv = await nc.jetstream().views.kv(env.cluster.sharedEnv.LEASE_BUCKET!);
+    const entry = await kv.get(`p${partition}`);
+    const owner = entry ? (JSON.parse(entry.string()) as { owner: string }).owner : '';
+    const index = ['bench-actor-1', 'bench-actor-2'].indexOf(owner);
+    if (index < 0 || !env.cluster.actors[index]) throw new Error(`partition ${partition} is held by "${owner}"`);
+    return { nodeId: owner, actor: env.cluster.actors[index]! };
+  } finally {
+    await nc.close();
+  }
+}
+
+async function partitionsOwned(actor: RunningService): Promise<number> {
+  const health = (await (await fetch(`${actor.url}/healthz`)).json()) as { partitions: number };
+  return health.partitions;
+}
+
+/**
+ * One hot key offered `overload` times its rate through two edges, open loop (requests leave on schedule
+ * whatever the answers do), alternating edges. Admitted must be within 2% of burst + rps * T.
+ */
+async function hotKeyRun(
+  env: BenchEnvironment,
+  edges: RunningService[],
+  settings: AccuracySettings,
+): Promise<HotKeyResult> {
+  const { path, query } = env.platformPathAndQuery();
+  const target = `/v1/video-ads${path}?${query}`;
+  const { rps, burst } = env.plans.load;
+  const rate = rps * settings.overload;
+  const total = Math.round(rate * settings.hotKeySeconds);
+  const clients = edges.map((edge) => new GatewayClient(edge.url, 256));
+  const counter = new OutcomeCounter();
+  const pending: Promise<void>[] = [];
+  const latencies = new SampleBuffer();
+  let lastAnswer = 0;
+  const intervalMs = 1000 / rate;
+  let sent = 0;
+  let firstSent = 0;
+  let lastSent = 0;
+  const started = performance.now();
+  await new Promise<void>((resolve) => {
+    const tick = () => {
+      const now = performance.now();
+      const due = Math.min(total, Math.floor((now - started) / intervalMs) + 1);
+      while (sent < due) {
+        const client = clients[sent % clients.length]!;
+        const at = performance.now();
+        if (sent === 0) firstSent = at;
+        lastSent = at;
+        pending.push(
+          client.get(target, env.hotKey.secret).then((outcome) => {
+            lastAnswer = performance.now();
+            latencies.push(lastAnswer - at);
+            counter.add(outcome);
+          }),
+        );
+        sent++;
+      }
+      if (sent < total) setTimeout(tick, 1);
+      else resolve();
+    };
+    tick();
+  });
+  await Promise.all(pending);
+  for (const client of clients) client.close();
+  const seconds = (lastSent - firstSent) / 1000;
+  const answerSeconds = (lastAnswer - firstSent) / 1000;
+  const limit = burst + rps * seconds;
+  const latency = summarize(latencies.values());
+  const deviation = (counter.ok - limit) / limit;
+  return {
+    edges: edges.length,
+    rps,
+    burst,
+    offeredPerSecond: rate,
+    sent,
+    seconds,
+    answerSeconds,
+    latencyMs: { p50: latency.p50, p99: latency.p99, max: latency.max },
+    limitOverAnswers: burst + rps * answerSeconds,
+    admitted: counter.ok,
+    limit,
+    deviation,
+    outcomes: counter.byCode,
+    withinTwoPercent: Math.abs(deviation) <= 0.02,
+  };
+}
+
+/**
+ * Block mode under contention: 2 edges x N closed-loop clients on one key until every client has seen
+ * quota_exceeded. Optionally kill -9 the key's owner mid-run; the other actor takes the partition over.
+ */
+async function quotaRun(
+  env: BenchEnvironment,
+  edges: RunningService[],
+  key: BenchKey,
+  settings: AccuracySettings,
+  kill9: boolean,
+  log: (message: string) => void,
+): Promise<QuotaResult> {
+  const { path, query } = env.platformPathAndQuery();
+  const target = `/v1/video-ads${path}?${query}`;
+  const quota = env.plans.quota.monthlyQuota;
+  const clients = edges.map((edge) => new GatewayClient(edge.url, settings.clientsPerEdge));
+  const counter = new OutcomeCounter();
+  const seqBefore = await sandboxSeq(env);
+  const owner = kill9 ? await ownerOf(env, key) : undefined;
+  let killedAt: number | null = null;
+  let killedAfter = 0;
+  let firstAdmitAfterKill: number | null = null;
+  const deadline = Date.now() + 60_000;
+  const maxRequests = quota * 10;
+  const started = performance.now();
+
+  const worker = async (client: GatewayClient) => {
+    while (Date.now() < deadline && counter.total < maxRequests) {
+      const sentAt = performance.now();
+      const outcome = await client.get(target, key.secret);
+      counter.add(outcome);
+      // The first admission of a request sent after the kill: how long the key had no owner.
+      if (outcome.code === 'ok' && killedAt !== null && sentAt > killedAt && firstAdmitAfterKill === null) {
+        firstAdmitAfterKill = performance.now();
+      }
+      if (owner && killedAt === null && counter.ok >= quota * settings.killAtShare) {
+        killedAt = performance.now();
+        killedAfter = counter.ok;
+        log(`accuracy: kill -9 ${owner.nodeId} (pid ${owner.actor.process.pid}) after ${killedAfter} admitted`);
+        void owner.actor.kill9();
+      }
+      if (outcome.code === 'quota_exceeded') return;
+    }
+  };
+  await Promise.all(clients.flatMap((client) => Array.from({ length: settings.clientsPerEdge }, () => worker(client))));
+  const seconds = (performance.now() - started) / 1000;
+  for (const client of clients) client.close();
+  await sleep(500); // one usage flush interval and then some
+  const month = new Date().toISOString().slice(0, 7);
+  const ledgerUsed = (await env.fixtures.store.usage.get(key.keyId, month)).used;
+  const sandboxRequests = (await sandboxSeq(env)) - seqBefore;
+  const admitted = counter.ok;
+  const extra = Math.max(0, admitted - quota);
+  const result: QuotaResult = {
+    kill9,
+    edges: edges.length,
+    clients: edges.length * settings.clientsPerEdge,
+    monthlyQuota: quota,
+    chunk: env.plans.quota.chunk,
+    admitted,
+    extra,
+    lost: ledgerUsed - admitted,
+    ledgerUsed,
+    sandboxRequests,
+    outcomes: counter.byCode,
+    seconds,
+    met: kill9 ? extra === 0 && quota - admitted <= env.plans.quota.chunk : admitted === quota,
+  };
+  if (owner) {
+    result.killedActor = {
+      nodeId: owner.nodeId,
+      afterAdmitted: killedAfter,
+      gapToNextAdmitMs:
+        killedAt !== null && firstAdmitAfterKill !== null ? (firstAdmitAfterKill as number) - killedAt : null,
+    };
+  }
+  return result;
+}
+
+/** Section 3. Needs two quota-actors (one survives the kill); the second one is started here. */
+export async function runAccuracyBench(
+  env: BenchEnvironment,
+  settings: AccuracySettings,
+  log: (message: string) => void,
+): Promise<AccuracySection> {
+  const edges = [env.edges.stream, await env.secondEdge()];
+  if (env.cluster.actors.length < 2) {
+    log('accuracy: starting a second quota-actor and waiting for the partitions to split');
+    await env.cluster.startActor({ NODE_ID: 'bench-actor-2' });
+  }
+  const partitions = Number(env.cluster.sharedEnv.PARTITIONS);
+  await waitFor(
+    async () => {
+      const owned = await Promise.all(env.cluster.actors.map(partitionsOwned));
+      return owned.every((count) => count > 0) && owned.reduce((sum, count) => sum + count, 0) === partitions;
+    },
+    30_000,
+    'the two quota-actors did not split the partitions',
+  );
+
+  const hotKey = await hotKeyRun(env, edges, settings);
+  log(
+    `accuracy: hot key admitted ${hotKey.admitted} of limit ${hotKey.limit.toFixed(1)} ` +
+      `(${(hotKey.deviation * 100).toFixed(2)}%) over ${hotKey.seconds.toFixed(2)} s`,
+  );
+  const quota = await quotaRun(env, edges, env.quotaKeys.plain, settings, false, log);
+  log(`accuracy: block quota admitted ${quota.admitted} of ${quota.monthlyQuota}`);
+  const quotaCrash = await quotaRun(env, edges, env.quotaKeys.crash, settings, true, log);
+  log(
+    `accuracy: block quota with kill -9 admitted ${quotaCrash.admitted} of ${quotaCrash.monthlyQuota} ` +
+      `(extra ${quotaCrash.extra}, lost ${quotaCrash.lost})`,
+  );
+  return { settings, hotKey, quota, quotaCrash };
+}

@@ -1,0 +1,285 @@
+import { startBareHttp } from '../baselines/bare-http.baseline';
+import { startNginx, type NginxBaseline } from '../baselines/nginx.baseline';
+import { runK6, type K6Result } from '../load/k6.runner';
+import { runWrk, type WrkResult, type WrkTarget } from '../load/wrk.runner';
+import { CpuMeter, cpuByName } from '../lib/cpu-meter';
+import { settle } from '../lib/settle';
+import { bestOf, ratio } from '../lib/stats';
+import type { BenchEnvironment } from '../setup/bench-environment';
+
+export type GatewayTargetName = 'direct' | 'nginx' | 'gateway-stream' | 'gateway-unary';
+
+export interface GatewaySettings {
+  keys: number;
+  saturation: { threads: number; connections: number; seconds: number; warmupSeconds: number };
+  /** Fixed arrival rates; the first is the one the target is stated at (1,000 req/s). */
+  latency: { rate: number; seconds: number }[];
+  runs: number;
+}
+
+export interface RateFigures {
+  rate: number;
+  p50Ms: number;
+  p90Ms: number;
+  p99Ms: number;
+  maxMs: number;
+  runs: K6Result[];
+}
+
+export interface GatewayTargetFigures {
+  name: GatewayTargetName;
+  description: string;
+  saturation: { okPerSecond: number; p50Ms: number; p99Ms: number; runs: WrkResult[] };
+  atRates: RateFigures[];
+}
+
+export interface TransportComparison {
+  transport: 'stream' | 'unary';
+  faster: boolean;
+  /** Per fixed rate: gateway minus direct, and gateway p99 minus nginx's. */
+  added: { rate: number; p50Ms: number; p99Ms: number; p99VsNginxMs: number }[];
+  /** Saturated full-path throughput / nginx's / direct's. */
+  throughputVsNginx: number;
+  throughputVsDirect: number;
+}
+
+/** CPU time per 2xx answer, by process, in microseconds (saturation run 1): robust to other load on the machine. */
+export interface CpuPerRequest {
+  target: GatewayTargetName | 'bare node:http';
+  microsByProcess: Record<string, number>;
+  /** Everything but the load generator and this orchestrating process. */
+  serverMicros: number;
+}
+
+export interface GatewaySection {
+  settings: GatewaySettings;
+  tools: { wrk: string; k6: string; nginx: string };
+  nginxConfig: string;
+  /** A bare node:http server answering a small JSON (PERFORMANCE.md's first row), to compare machines. */
+  calibration: { okPerSecond: number; p50Ms: number; runs: WrkResult[] };
+  targets: GatewayTargetFigures[];
+  cpuPerRequest: CpuPerRequest[];
+  transports: TransportComparison[];
+  targetsMet: { addedP99AtRate: boolean; throughputVsNginx: boolean };
+}
+
+interface TargetSpec {
+  name: GatewayTargetName;
+  description: string;
+  wrk: WrkTarget;
+}
+
+function cpuPerRequest(target: CpuPerRequest['target'], run: WrkResult | undefined): CpuPerRequest {
+  const microsByProcess: Record<string, number> = {};
+  let serverMicros = 0;
+  if (run?.cpu) {
+    const answers = Math.max(1, run.requests - run.non2xx);
+    for (const [name, percent] of cpuByName(run.cpu)) {
+      const micros = ((percent / 100) * run.cpu.seconds * 1e6) / answers;
+      microsByProcess[name] = Math.round(micros);
+      if (name !== 'wrk' && name !== 'bench (main)') serverMicros += micros;
+    }
+  }
+  return { target, microsByProcess, serverMicros: Math.round(serverMicros) };
+}
+
+/**
+ * Section 2: the full path (edge-auth -> NATS -> quota-actor -> gRPC -> provider-proxy -> sandbox) against the
+ * sandbox called directly and against nginx + limit_req in front of the same sandbox. Saturation with wrk,
+ * latency at fixed arrival rates with k6; every target's runs interleaved with the others', and before each run
+ * the processes are given a moment to finish what the previous run left (bounded).
+ */
+export async function runGatewayBench(
+  env: BenchEnvironment,
+  tools: {
+    wrk: { path: string; version: string };
+    k6: { path: string; version: string };
+    nginx: { path: string; version: string };
+  },
+  settings: GatewaySettings,
+  workDir: string,
+  log: (message: string) => void,
+): Promise<GatewaySection> {
+  const keys = env.loadKeys.slice(0, settings.keys).map((key) => key.secret);
+  const { path, query } = env.platformPathAndQuery();
+  const gatewayTarget = `/v1/video-ads${path}?${query}`;
+  const calm = () => settle(15_000);
+  const nginx: NginxBaseline = await startNginx(tools.nginx.path, workDir, {
+    upstream: new URL(env.cluster.sandbox.url),
+    token: env.platform.token,
+    rps: env.plans.load.rps,
+    burst: env.plans.load.burst,
+  });
+  const bare = await startBareHttp();
+  try {
+    const specs: TargetSpec[] = [
+      {
+        name: 'direct',
+        description: 'load -> platform sandbox (the upstream alone)',
+        wrk: {
+          origin: env.cluster.sandbox.url,
+          target: `/open_api${path}?${query}`,
+          keys,
+          headers: { 'Access-Token': env.platform.token },
+        },
+      },
+      {
+        name: 'nginx',
+        description: 'load -> nginx (limit_req per X-API-Key, keep-alive upstream) -> sandbox',
+        wrk: { origin: nginx.origin, target: gatewayTarget, keys },
+      },
+      {
+        name: 'gateway-stream',
+        description: 'load -> edge-auth -> NATS -> quota-actor; edge-auth -> gRPC stream -> provider-proxy -> sandbox',
+        wrk: { origin: env.edges.stream.url, target: gatewayTarget, keys },
+      },
+      {
+        name: 'gateway-unary',
+        description: 'as gateway-stream, with one unary gRPC call per request',
+        wrk: { origin: env.edges.unary.url, target: gatewayTarget, keys },
+      },
+    ];
+    const calibrationTarget: WrkTarget = { origin: bare.origin, target: '/', keys };
+
+    const saturation = new Map<GatewayTargetName, WrkResult[]>(specs.map((spec) => [spec.name, []]));
+    const calibrationRuns: WrkResult[] = [];
+    const atRate = new Map<string, K6Result[]>();
+    const wrkOptions = { threads: settings.saturation.threads, connections: settings.saturation.connections };
+    const measure = async (target: WrkTarget) => {
+      const meter = new CpuMeter();
+      const result = await runWrk(tools.wrk.path, workDir, target, {
+        ...wrkOptions,
+        seconds: settings.saturation.seconds,
+      });
+      result.cpu = meter.stop();
+      return result;
+    };
+
+    for (const target of [calibrationTarget, ...specs.map((spec) => spec.wrk)]) {
+      // Warms connections, JIT and caches; not recorded.
+      await runWrk(tools.wrk.path, workDir, target, { ...wrkOptions, seconds: settings.saturation.warmupSeconds });
+    }
+    for (let run = 1; run <= settings.runs; run++) {
+      await calm();
+      const calibration = await measure(calibrationTarget);
+      calibrationRuns.push(calibration);
+      log(`gateway: wrk bare node:http  run ${run}: ${Math.round(calibration.okPerSecond)} req/s (calibration)`);
+      for (const spec of specs) {
+        await calm();
+        const profiled = run === 1 && spec.name.startsWith('gateway');
+        const edge = spec.name === 'gateway-stream' ? env.edges.stream : env.edges.unary;
+        const result = profiled
+          ? await env.profile(`gateway, ${spec.name} saturation`, [edge, env.cluster.proxy, ...env.liveActors()], () =>
+              measure(spec.wrk),
+            )
+          : await measure(spec.wrk);
+        saturation.get(spec.name)!.push(result);
+        log(
+          `gateway: wrk ${spec.name.padEnd(16)} run ${run}: ${Math.round(result.okPerSecond)} req/s, ` +
+            `p50 ${result.latencyMs.p50.toFixed(2)} ms, p99 ${result.latencyMs.p99.toFixed(2)} ms, ` +
+            `non-2xx ${result.non2xx}, socket errors ${result.socketErrors}`,
+        );
+        if (result.requests - result.non2xx === 0 && spec.name.startsWith('gateway')) {
+          // Nothing came back: what the services said is the only clue a report can carry.
+          for (const service of [env.edges.stream, env.edges.unary, env.cluster.proxy, ...env.liveActors()]) {
+            log(`gateway: last output of ${env.serviceName(service)}:\n  ${service.output().slice(-5).join('\n  ')}`);
+          }
+        }
+      }
+    }
+    for (const level of settings.latency) {
+      for (let run = 1; run <= settings.runs; run++) {
+        for (const spec of specs) {
+          await calm();
+          const meter = new CpuMeter();
+          const result: K6Result = await runK6(
+            tools.k6.path,
+            workDir,
+            { url: `${spec.wrk.origin}${spec.wrk.target}`, keys, headers: spec.wrk.headers ?? {} },
+            level,
+          );
+          result.cpu = meter.stop();
+          const key = `${spec.name}@${level.rate}`;
+          atRate.set(key, [...(atRate.get(key) ?? []), result]);
+          log(
+            `gateway: k6  ${spec.name.padEnd(16)} run ${run}: ${level.rate} req/s offered, ` +
+              `p50 ${result.latencyMs.p50.toFixed(2)} ms, p99 ${result.latencyMs.p99.toFixed(2)} ms, ` +
+              `dropped ${result.dropped}, failed ${(result.failedShare * 100).toFixed(2)}%`,
+          );
+        }
+      }
+    }
+
+    const targets: GatewayTargetFigures[] = specs.map((spec) => {
+      const sat = saturation.get(spec.name)!;
+      return {
+        name: spec.name,
+        description: spec.description,
+        saturation: {
+          okPerSecond: bestOf(sat, (run) => run.okPerSecond, 'max'),
+          p50Ms: bestOf(sat, (run) => run.latencyMs.p50, 'min'),
+          p99Ms: bestOf(sat, (run) => run.latencyMs.p99, 'min'),
+          runs: sat,
+        },
+        atRates: settings.latency.map((level) => {
+          const runs = atRate.get(`${spec.name}@${level.rate}`) ?? [];
+          return {
+            rate: level.rate,
+            p50Ms: bestOf(runs, (run) => run.latencyMs.p50, 'min'),
+            p90Ms: bestOf(runs, (run) => run.latencyMs.p90, 'min'),
+            p99Ms: bestOf(runs, (run) => run.latencyMs.p99, 'min'),
+            maxMs: bestOf(runs, (run) => run.latencyMs.max, 'min'),
+            runs,
+          };
+        }),
+      };
+    });
+    const byName = (name: GatewayTargetName) => targets.find((target) => target.name === name)!;
+    const direct = byName('direct');
+    const nginxFigures = byName('nginx');
+    const stream = byName('gateway-stream');
+    const unary = byName('gateway-unary');
+    // The faster transport is the one with the higher saturated throughput (PERFORMANCE.md: keep the faster).
+    const streamFaster = stream.saturation.okPerSecond >= unary.saturation.okPerSecond;
+    const compare = (figures: GatewayTargetFigures, transport: 'stream' | 'unary', faster: boolean) => ({
+      transport,
+      faster,
+      added: figures.atRates.map((level, index) => ({
+        rate: level.rate,
+        p50Ms: level.p50Ms - direct.atRates[index]!.p50Ms,
+        p99Ms: level.p99Ms - direct.atRates[index]!.p99Ms,
+        p99VsNginxMs: level.p99Ms - nginxFigures.atRates[index]!.p99Ms,
+      })),
+      throughputVsNginx: ratio(figures.saturation.okPerSecond, nginxFigures.saturation.okPerSecond),
+      throughputVsDirect: ratio(figures.saturation.okPerSecond, direct.saturation.okPerSecond),
+    });
+    const transports: TransportComparison[] = [
+      compare(stream, 'stream', streamFaster),
+      compare(unary, 'unary', !streamFaster),
+    ];
+    const kept = transports.find((transport) => transport.faster)!;
+    return {
+      settings: { ...settings, keys: keys.length },
+      tools: { wrk: tools.wrk.version, k6: tools.k6.version, nginx: tools.nginx.version },
+      nginxConfig: nginx.config,
+      calibration: {
+        okPerSecond: bestOf(calibrationRuns, (run) => run.okPerSecond, 'max'),
+        p50Ms: bestOf(calibrationRuns, (run) => run.latencyMs.p50, 'min'),
+        runs: calibrationRuns,
+      },
+      targets,
+      cpuPerRequest: [
+        cpuPerRequest('bare node:http', calibrationRuns[0]),
+        ...targets.map((target) => cpuPerRequest(target.name, target.saturation.runs[0])),
+      ],
+      transports,
+      targetsMet: {
+        addedP99AtRate: kept.added[0]!.p99Ms <= 2,
+        throughputVsNginx: kept.throughputVsNginx >= 0.25,
+      },
+    };
+  } finally {
+    await bare.stop();
+    await nginx.stop();
+  }
+}

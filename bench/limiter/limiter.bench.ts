@@ -1,0 +1,183 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { repoRoot } from '@gateway/testing';
+import { startGubernator, type GubernatorBaseline } from '../baselines/gubernator.baseline';
+import { CpuMeter, type CpuUsage } from '../lib/cpu-meter';
+import { runCommand } from '../lib/process';
+import { bestOf, ratio } from '../lib/stats';
+import type { ToolLookup } from '../lib/tools';
+import type { BenchEnvironment } from '../setup/bench-environment';
+import type { LimiterClientConfig, LimiterClientResult } from './limiter.client';
+
+export interface LimiterSettings {
+  concurrencies: number[];
+  keys: number;
+  warmupMs: number;
+  durationMs: number;
+  runs: number;
+}
+
+export interface LimiterTargetFigures {
+  decisionsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  admittedShare: number;
+  runs: LimiterClientResult[];
+}
+
+export interface LimiterRow {
+  concurrency: number;
+  /** The gateway's real verdict ('forward'): the figures the target is judged on. */
+  actor: LimiterTargetFigures;
+  /** Key, address and rate only ('free'): what Gubernator decides too. */
+  actorRateOnly: LimiterTargetFigures;
+  gubernator: LimiterTargetFigures | null;
+  /** actor / gubernator decisions per second, for the forward and the rate-only verdict. */
+  throughputRatio: number | null;
+  throughputRatioRateOnly: number | null;
+  /** actor p99 / gubernator p99 (<= 1 means no worse). */
+  p99Ratio: number | null;
+  p99RatioRateOnly: number | null;
+  targetMet: boolean | null;
+}
+
+export interface LimiterSection {
+  settings: LimiterSettings;
+  gubernator: { version: string } | { unavailable: string };
+  rows: LimiterRow[];
+}
+
+async function runClient(workDir: string, config: LimiterClientConfig): Promise<LimiterClientResult> {
+  const path = join(workDir, `limiter-${config.target}-${config.concurrency}-${Date.now()}.json`);
+  await writeFile(path, JSON.stringify(config));
+  const timeoutMs = config.warmupMs + config.durationMs + 120_000;
+  let meter: CpuMeter | undefined;
+  let cpu: CpuUsage | undefined;
+  const result = await runCommand(
+    process.execPath,
+    ['--conditions=development', '--import', 'tsx', join(repoRoot(), 'bench', 'limiter', 'limiter.client.ts'), path],
+    {
+      cwd: repoRoot(),
+      timeoutMs,
+      onLine: (line) => {
+        if (line === 'LIMITER_WINDOW start') meter = new CpuMeter();
+        if (line === 'LIMITER_WINDOW end') cpu = meter?.stop();
+      },
+    },
+  );
+  if (!cpu) meter?.stop();
+  const line = result.stdout.split('\n').find((candidate) => candidate.startsWith('LIMITER_JSON '));
+  if (!line) throw new Error(`limiter client (${config.target}) failed: ${result.stderr.slice(-2000)}`);
+  return { ...(JSON.parse(line.slice('LIMITER_JSON '.length)) as LimiterClientResult), ...(cpu ? { cpu } : {}) };
+}
+
+function figures(runs: LimiterClientResult[]): LimiterTargetFigures {
+  return {
+    decisionsPerSecond: bestOf(runs, (run) => run.decisionsPerSecond, 'max'),
+    p50Ms: bestOf(runs, (run) => run.latencyMs.p50, 'min'),
+    p99Ms: bestOf(runs, (run) => run.latencyMs.p99, 'min'),
+    admittedShare: bestOf(runs, (run) => run.admitted / Math.max(1, run.decisions), 'max'),
+    runs,
+  };
+}
+
+/**
+ * Section 1: decisions per second and decision latency, client -> actor over NATS, against one Gubernator
+ * instance with the same keys, concurrency and client process shape, runs interleaved (actor forward, actor
+ * rate-only, gubernator, then again) so drift on the shared cores hits all alike.
+ */
+export async function runLimiterBench(
+  env: BenchEnvironment,
+  gubernatorTool: ToolLookup,
+  settings: LimiterSettings,
+  workDir: string,
+  log: (message: string) => void,
+): Promise<LimiterSection> {
+  const keys = env.loadKeys.slice(0, settings.keys);
+  const plan = env.plans.load;
+  let gubernator: GubernatorBaseline | null = null;
+  let gubernatorState: LimiterSection['gubernator'];
+  if (gubernatorTool.ok) {
+    try {
+      gubernator = await startGubernator(gubernatorTool.path, { keys: keys.length });
+      gubernatorState = { version: gubernatorTool.version };
+    } catch (error) {
+      gubernatorState = { unavailable: `gubernator would not start: ${(error as Error).message}` };
+    }
+  } else {
+    gubernatorState = { unavailable: gubernatorTool.reason };
+  }
+  if ('unavailable' in gubernatorState) log(`limiter: Gubernator baseline not run: ${gubernatorState.unavailable}`);
+
+  const rows: LimiterRow[] = [];
+  try {
+    for (const concurrency of settings.concurrencies) {
+      const actorRuns: LimiterClientResult[] = [];
+      const rateOnlyRuns: LimiterClientResult[] = [];
+      const gubernatorRuns: LimiterClientResult[] = [];
+      const report = (label: string, run: number, result: LimiterClientResult) =>
+        log(
+          `limiter: ${label.padEnd(18)} C=${concurrency} run ${run}: ${Math.round(result.decisionsPerSecond)} ` +
+            `decisions/s, p50 ${result.latencyMs.p50.toFixed(2)} ms, p99 ${result.latencyMs.p99.toFixed(2)} ms, ` +
+            `${result.meanBatch.toFixed(1)} per batch`,
+        );
+      for (let run = 1; run <= settings.runs; run++) {
+        const common = {
+          concurrency,
+          warmupMs: settings.warmupMs,
+          durationMs: settings.durationMs,
+        };
+        for (const intent of ['forward', 'free'] as const) {
+          const config: LimiterClientConfig = {
+            ...common,
+            target: 'actor',
+            intent,
+            keys: keys.map((key) => key.hash),
+            actor: {
+              natsUrl: env.nats.url,
+              partitions: Number(env.cluster.sharedEnv.PARTITIONS),
+              subjectPrefix: env.cluster.sharedEnv.SUBJECT_PREFIX!,
+            },
+          };
+          const actor =
+            run === 1
+              ? await env.profile(`limiter, actor ${intent}, C=${concurrency}`, env.liveActors(), () =>
+                  runClient(workDir, config),
+                )
+              : await runClient(workDir, config);
+          (intent === 'forward' ? actorRuns : rateOnlyRuns).push(actor);
+          report(intent === 'forward' ? 'actor (forward)' : 'actor (rate only)', run, actor);
+        }
+        if (gubernator) {
+          const result = await runClient(workDir, {
+            ...common,
+            target: 'gubernator',
+            intent: 'free',
+            keys: keys.map((key) => key.keyId),
+            gubernator: { address: gubernator.grpcAddress, rps: plan.rps, burst: plan.burst },
+          });
+          gubernatorRuns.push(result);
+          report('gubernator', run, result);
+        }
+      }
+      const actor = figures(actorRuns);
+      const actorRateOnly = figures(rateOnlyRuns);
+      const baseline = gubernatorRuns.length > 0 ? figures(gubernatorRuns) : null;
+      const throughputRatio = baseline ? ratio(actor.decisionsPerSecond, baseline.decisionsPerSecond) : null;
+      rows.push({
+        concurrency,
+        actor,
+        actorRateOnly,
+        gubernator: baseline,
+        throughputRatio,
+        throughputRatioRateOnly: baseline ? ratio(actorRateOnly.decisionsPerSecond, baseline.decisionsPerSecond) : null,
+        p99Ratio: baseline ? ratio(actor.p99Ms, baseline.p99Ms) : null,
+        p99RatioRateOnly: baseline ? ratio(actorRateOnly.p99Ms, baseline.p99Ms) : null,
+        targetMet: baseline ? throughputRatio! >= 1 && actor.p99Ms <= baseline.p99Ms : null,
+      });
+    }
+  } finally {
+    await gubernator?.stop();
+  }
+  return { settings: { ...settings, keys: keys.length }, gubernator: gubernatorState, rows };
+}

@@ -1,0 +1,335 @@
+import { mcpMarkdown, type McpBenchSection } from '../mcp/mcp.bench';
+import type { AccuracySection, QuotaResult } from '../accuracy/accuracy.bench';
+import type { GatewaySection } from '../gateway/gateway.bench';
+import { formatCpu } from '../lib/cpu-meter';
+import type { MachineInfo } from '../lib/machine';
+import type { LimiterSection, LimiterTargetFigures } from '../limiter/limiter.bench';
+import type { ProfileSummary } from './cpu-profile';
+
+export interface BenchReport {
+  startedAt: string;
+  finishedAt: string;
+  totalSeconds: number;
+  mode: 'full' | 'quick';
+  sections: string[];
+  profiled: boolean;
+  profiles?: (ProfileSummary & { service: string; label: string })[];
+  machine: MachineInfo;
+  environment: Record<string, string>;
+  /** Waits for the processes to go quiet before each section (left-over work of the previous one). */
+  settling: { before: string; waitedMs: number; quiet: boolean; busy: string }[];
+  limiter?: LimiterSection | { skipped: string };
+  gateway?: GatewaySection | { skipped: string };
+  accuracy?: AccuracySection | { skipped: string };
+  mcp?: McpBenchSection;
+  notes: string[];
+}
+
+const n = (value: number, digits = 0) =>
+  Number.isFinite(value)
+    ? value.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits })
+    : 'n/a';
+const ms = (value: number) => (Number.isFinite(value) ? `${value.toFixed(2)} ms` : 'n/a');
+const pct = (value: number) => (Number.isFinite(value) ? `${(value * 100).toFixed(2)} %` : 'n/a');
+const met = (value: boolean | null | undefined) =>
+  value === null || value === undefined ? 'not evaluated' : value ? '**met**' : '**NOT met**';
+
+function limiterMarkdown(section: LimiterSection): string[] {
+  const { settings } = section;
+  const lines = [
+    '## 1. Limiter: decisions, client -> actor over NATS vs Gubernator',
+    '',
+    `Method: one Node client process per run (\`bench/limiter/limiter.client.ts\`), ${settings.keys} keys, C closed-loop ` +
+      `workers each asking one decision for a random key and waiting for it; everything asked in one event-loop ` +
+      `turn leaves together (DecisionClient: one NATS request per partition; Gubernator: one gRPC GetRateLimits ` +
+      `of up to 1000). Every key is asked once before timing, then ${settings.warmupMs / 1000} s warm-up, then ` +
+      `${settings.durationMs / 1000} s measured; ${settings.runs} run(s) per target, interleaved; each figure is ` +
+      `the better of the runs. The actor decides either the full \`forward\` verdict (key, address, rate, provider, ` +
+      `path, account, and the month's usage of the metered business plan, 100 rps / burst 200, flushed to MongoDB ` +
+      `every 100 ms) or the rate-only \`free\` verdict (key, address, rate); Gubernator decides LEAKY_BUCKET with ` +
+      `the same rate and burst (the same GCRA bucket), one instance, gRPC on loopback. One quota-actor process, ` +
+      `PARTITIONS=16.`,
+    '',
+  ];
+  if ('unavailable' in section.gubernator) {
+    lines.push(`**Gubernator baseline not run**: ${section.gubernator.unavailable}`, '');
+  } else {
+    lines.push(`Gubernator: ${section.gubernator.version}`, '');
+  }
+  lines.push(
+    '| C | target | decisions/s | p50 | p99 | admitted | decisions per batch | vs Gubernator: throughput | vs Gubernator: p99 | target |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+  );
+  const meanBatch = (figures: LimiterTargetFigures) => {
+    const values = figures.runs.map((run) => run.meanBatch).filter(Number.isFinite);
+    return values.length ? n(Math.max(...values), 1) : 'n/a';
+  };
+  const ratioCell = (value: number | null) => (value === null ? '-' : `${n(value, 2)}x`);
+  for (const row of section.rows) {
+    const variants: [string, LimiterTargetFigures | null, number | null, number | null, string][] = [
+      ['actor, forward verdict', row.actor, row.throughputRatio, row.p99Ratio, met(row.targetMet)],
+      [
+        'actor, rate-only verdict',
+        row.actorRateOnly,
+        row.throughputRatioRateOnly,
+        row.p99RatioRateOnly,
+        '(diagnostic)',
+      ],
+      ['Gubernator', row.gubernator, null, null, ''],
+    ];
+    for (const [label, figures, throughput, p99, target] of variants) {
+      if (!figures) {
+        lines.push(`| ${row.concurrency} | ${label} | not run | | | | | | | |`);
+        continue;
+      }
+      lines.push(
+        `| ${row.concurrency} | ${label} | ${n(figures.decisionsPerSecond)} | ${ms(figures.p50Ms)} | ${ms(figures.p99Ms)} | ` +
+          `${pct(figures.admittedShare)} | ${meanBatch(figures)} | ${ratioCell(throughput)} | ${ratioCell(p99)} | ${target} |`,
+      );
+    }
+  }
+  lines.push(
+    '',
+    'Where the CPU went during the measured window of the first run (% of one core; 200 % = the machine):',
+    '',
+  );
+  for (const row of section.rows) {
+    lines.push(`- C=${row.concurrency}, actor forward: ${formatCpu(row.actor.runs[0]?.cpu)}`);
+    lines.push(`- C=${row.concurrency}, actor rate-only: ${formatCpu(row.actorRateOnly.runs[0]?.cpu)}`);
+    if (row.gubernator) lines.push(`- C=${row.concurrency}, Gubernator: ${formatCpu(row.gubernator.runs[0]?.cpu)}`);
+  }
+  lines.push(
+    '',
+    'Target: at least Gubernator’s throughput at no worse p99, judged on the forward verdict (the decision the ' +
+      'gateway really asks for); the rate-only row decides what Gubernator decides and shows what the rest costs.',
+    '',
+  );
+  return lines;
+}
+
+function gatewayMarkdown(section: GatewaySection): string[] {
+  const { settings } = section;
+  const first = settings.latency[0]!;
+  const rates = settings.latency.map((level) => `${n(level.rate)} req/s for ${level.seconds} s`).join(' and ');
+  const lines = [
+    '## 2. Gateway: full path vs the sandbox directly vs nginx + limit_req',
+    '',
+    `Method: saturation with ${section.tools.wrk.replace(/ Copyright.*$/, '')} (${settings.saturation.threads} thread, ` +
+      `${settings.saturation.connections} connections, ${settings.saturation.seconds} s per run after a ` +
+      `${settings.saturation.warmupSeconds} s warm-up per target; a Lua script sets X-API-Key to one of ` +
+      `${settings.keys} keys at random on every request, so no key passes its rate). Latency at fixed arrival ` +
+      `rates with k6 ${section.tools.k6.split(' ')[1] ?? ''} (constant-arrival-rate, ${rates}; an open model: a ` +
+      'slow answer does not lower the offered rate, so queueing shows in the percentiles instead of being hidden; ' +
+      '`dropped` counts requests k6 could not even start on time; k6 is a separate Go process that holds the rate ' +
+      'with little CPU, which a Node generator on the same 2 cores would take from the servers). ' +
+      `${settings.runs} runs per target, interleaved, each after the processes went quiet; each figure is the ` +
+      'better of the runs. Request: GET /v1.3/advertiser/info/ for one advertiser (an 846-byte JSON), no ' +
+      'compression. Sandbox: SANDBOX_APP_QPS=0, SANDBOX_LATENCY_MS=0; provider-proxy: VIDEO_ADS_APP_QPS=0. ' +
+      `nginx: ${section.tools.nginx.replace('nginx version: ', '')}, worker_processes auto.`,
+    '',
+    `Calibration: a bare node:http server answering a small JSON does ${n(section.calibration.okPerSecond)} req/s ` +
+      `here with the same wrk settings (PERFORMANCE.md: ~68,000 on its machine).`,
+    '',
+    `| target | path | saturated req/s (2xx) | p50 / p99 at saturation | ${settings.latency
+      .map((level) => `p50 / p99 / max at ${n(level.rate)}/s (dropped)`)
+      .join(' | ')} | non-2xx |`,
+    `|---|---|---|---|${settings.latency.map(() => '---').join('|')}|---|`,
+  ];
+  for (const target of section.targets) {
+    const non2xx = target.saturation.runs.map((run) => run.non2xx);
+    const failed = target.atRates.flatMap((level) => level.runs.map((run) => pct(run.failedShare)));
+    const faster = section.transports.find((transport) => `gateway-${transport.transport}` === target.name);
+    lines.push(
+      `| ${target.name}${faster?.faster ? ' (faster, kept)' : ''} | ${target.description} | ` +
+        `${n(target.saturation.okPerSecond)} | ${ms(target.saturation.p50Ms)} / ${ms(target.saturation.p99Ms)} | ` +
+        target.atRates
+          .map(
+            (level) =>
+              `${ms(level.p50Ms)} / ${ms(level.p99Ms)} / ${ms(level.maxMs)} (${level.runs.map((run) => run.dropped).join(', ')})`,
+          )
+          .join(' | ') +
+        ` | wrk ${non2xx.join(', ')}; k6 ${failed.join(', ')} |`,
+    );
+  }
+  lines.push(
+    '',
+    `| gRPC transport | ${settings.latency
+      .map((level) => `added p50 / p99 vs direct at ${n(level.rate)}/s | p99 minus nginx's`)
+      .join(' | ')} | saturated throughput / nginx | / direct |`,
+    `|---|${settings.latency.map(() => '---|---').join('|')}|---|---|`,
+  );
+  for (const transport of section.transports) {
+    lines.push(
+      `| ${transport.transport}${transport.faster ? ' (faster, kept)' : ''} | ` +
+        transport.added
+          .map((added) => `${ms(added.p50Ms)} / ${ms(added.p99Ms)} | ${ms(added.p99VsNginxMs)}`)
+          .join(' | ') +
+        ` | ${n(transport.throughputVsNginx, 3)} | ${n(transport.throughputVsDirect, 3)} |`,
+    );
+  }
+  const processNames = [...new Set(section.cpuPerRequest.flatMap((row) => Object.keys(row.microsByProcess)))].filter(
+    (name) => name !== 'bench (main)',
+  );
+  lines.push(
+    '',
+    'CPU time per 2xx answer, by process (µs; saturation run 1). Other load on the machine slows a run down but ' +
+      'changes what one answer costs much less, so these are the steadiest figures here. 2 cores give 2,000,000 µs ' +
+      'per second: a path that costs C µs in all cannot pass 2,000,000 / C answers per second on this machine.',
+    '',
+    `| target | servers in all | ${processNames.join(' | ')} |`,
+    `|---|---|${processNames.map(() => '---').join('|')}|`,
+    ...section.cpuPerRequest.map(
+      (row) =>
+        `| ${row.target} | ${n(row.serverMicros)} | ${processNames
+          .map((name) => (row.microsByProcess[name] === undefined ? '-' : n(row.microsByProcess[name]!)))
+          .join(' | ')} |`,
+    ),
+  );
+  lines.push('', 'Where the CPU went (first run of each; % of one core, 200 % = the machine):', '');
+  for (const target of section.targets) {
+    lines.push(`- ${target.name}, wrk saturation: ${formatCpu(target.saturation.runs[0]?.cpu)}`);
+    for (const level of target.atRates) {
+      lines.push(`- ${target.name}, k6 at ${n(level.rate)}/s: ${formatCpu(level.runs[0]?.cpu)}`);
+    }
+  }
+  const kept = section.transports.find((transport) => transport.faster)!;
+  lines.push(
+    '',
+    `Targets (faster transport, ${kept.transport}): added p99 at ${n(first.rate)} req/s <= 2 ms: ` +
+      `${ms(kept.added[0]!.p99Ms)} -> ${met(section.targetsMet.addedP99AtRate)}; saturated full-path throughput ` +
+      `>= 1/4 of nginx's: ${n(kept.throughputVsNginx, 3)}x -> ${met(section.targetsMet.throughputVsNginx)}.`,
+    '',
+    '<details><summary>nginx configuration used</summary>',
+    '',
+    '```nginx',
+    section.nginxConfig.trim(),
+    '```',
+    '',
+    '</details>',
+    '',
+  );
+  return lines;
+}
+
+function quotaLine(result: QuotaResult): string {
+  const outcomes = Object.entries(result.outcomes)
+    .map(([code, count]) => `${code} ${count}`)
+    .join(', ');
+  const kill = result.killedActor
+    ? `killed ${result.killedActor.nodeId} after ${result.killedActor.afterAdmitted} admitted; first admission of a ` +
+      `request sent after the kill ${result.killedActor.gapToNextAdmitMs === null ? 'never came' : `${n(result.killedActor.gapToNextAdmitMs)} ms after it`}`
+    : '-';
+  return (
+    `| ${result.kill9 ? 'with kill -9 of the owner' : 'no failure'} | ${result.edges} x ${result.clients / result.edges} | ` +
+    `${n(result.monthlyQuota)} | ${n(result.admitted)} | ${result.extra} | ${result.lost} (bound: one chunk, ${result.chunk}) | ` +
+    `${n(result.ledgerUsed)} | ${n(result.sandboxRequests)} | ${outcomes} | ${kill} | ${met(result.met)} |`
+  );
+}
+
+function accuracyMarkdown(section: AccuracySection): string[] {
+  const hot = section.hotKey;
+  return [
+    '## 3. Accuracy',
+    '',
+    `Hot key: one key of the business plan (${hot.rps} rps, burst ${hot.burst}) offered ${hot.offeredPerSecond} req/s ` +
+      `(${section.settings.overload}x) for ${section.settings.hotKeySeconds} s through ${hot.edges} edge processes, ` +
+      'alternating, by an open-loop Node generator (requests leave on schedule whatever the answers). Its limit over ' +
+      'the T seconds between the first and the last request sent is burst + rps x T. Decisions happen between a ' +
+      'request and its answer, so when answers lag (latency not small against T) the limiter’s own window is ' +
+      'longer; the limit over first request to last answer is shown too.',
+    '',
+    '| sent | T | admitted | limit (burst + rps x T) | deviation | latency p50 / p99 / max | limit over first request to last answer | outcomes | within ±2 % |',
+    '|---|---|---|---|---|---|---|---|---|',
+    `| ${n(hot.sent)} | ${hot.seconds.toFixed(3)} s | ${n(hot.admitted)} | ${n(hot.limit, 1)} | ${pct(hot.deviation)} | ` +
+      `${ms(hot.latencyMs.p50)} / ${ms(hot.latencyMs.p99)} / ${ms(hot.latencyMs.max)} | ` +
+      `${n(hot.limitOverAnswers, 1)} (${hot.answerSeconds.toFixed(3)} s) | ` +
+      `${Object.entries(hot.outcomes)
+        .map(([code, count]) => `${code} ${count}`)
+        .join(', ')} | ${met(hot.withinTwoPercent)} |`,
+    '',
+    `Block-mode quota: one key (block, monthly_quota ${n(section.quota.monthlyQuota)}, a rate that never limits, so ` +
+      `reservations come in chunks of ${section.quota.chunk}); ${section.quota.edges} edges x ` +
+      `${section.quota.clients / section.quota.edges} closed-loop clients each until it is told quota_exceeded. ` +
+      `The crash run uses a second key and kill -9s the quota-actor that owns the key's partition once ` +
+      `${pct(section.settings.killAtShare)} of the quota was admitted; the other actor takes the partition over. ` +
+      '`lost` = units the ledger counts that were never admitted (the dead owner’s unused reservation, counted ' +
+      'against the customer by design).',
+    '',
+    '| run | edges x clients | monthly_quota | admitted | extra | lost | ledger used | requests at sandbox | outcomes | kill | target |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
+    quotaLine(section.quota),
+    quotaLine(section.quotaCrash),
+    '',
+  ];
+}
+
+function commandLine(report: BenchReport): string {
+  const args = [
+    ...(report.sections.length < 3 ? ['--only', report.sections.join(',')] : []),
+    ...(report.mode === 'quick' ? ['--quick'] : []),
+    ...(report.profiled ? ['--profile'] : []),
+  ];
+  return `npm run bench${args.length ? ` -- ${args.join(' ')}` : ''}`;
+}
+
+function profilesMarkdown(profiles: NonNullable<BenchReport['profiles']>): string[] {
+  const lines = [
+    '## CPU profiles (--profile: V8 sampling profiler during one measured window; self time as % of busy time)',
+    '',
+  ];
+  for (const profile of profiles) {
+    lines.push(
+      `### ${profile.label}: ${profile.service} (${profile.sampledSeconds.toFixed(1)} s sampled, busy ${profile.busyShare}% of it)`,
+      '',
+      `By origin: ${profile.origins
+        .slice(0, 8)
+        .map((origin) => `${origin.origin} ${origin.selfPercent}%`)
+        .join(', ')}`,
+      '',
+      '| self % | function | where |',
+      '|---|---|---|',
+      ...profile.functions.slice(0, 12).map((fn) => `| ${fn.selfPercent} | ${fn.name} | ${fn.where} |`),
+      '',
+    );
+  }
+  return lines;
+}
+
+export function renderMarkdown(report: BenchReport): string {
+  const m = report.machine;
+  const lines = [
+    `# Benchmark report (${report.mode}) — ${report.startedAt}`,
+    '',
+    `\`${commandLine(report)}\`, ${n(report.totalSeconds)} s in all.`,
+    '',
+    '## Machine',
+    '',
+    `- ${m.nproc} cores (${m.cpuModel}), ${m.memoryGiB} GiB memory, Linux ${m.kernel}, Node ${m.node}; load average ` +
+      `${m.loadAverageAtStart} when the run started.`,
+    '- **Client and server share the same 2 cores**: every load generator (wrk, k6, the Node clients), every ' +
+      'service of the gateway, NATS, FerretDB, nginx and Gubernator run on this machine at once, and other people’s ' +
+      'tests may be running too. Read the figures as ratios within this run, not as capacity.',
+    ...Object.entries(report.environment).map(([name, value]) => `- ${name}: ${value}`),
+    `- Before each section the run waits until no process of ours uses more than 10 % of a core: ${
+      report.settling
+        .map(
+          (item) =>
+            `${item.before} ${(item.waitedMs / 1000).toFixed(0)} s${item.quiet ? '' : ` (gave up; still busy: ${item.busy})`}`,
+        )
+        .join(', ') || 'n/a'
+    }.`,
+    '',
+  ];
+  const section = <T extends object>(value: T | { skipped: string } | undefined, render: (value: T) => string[]) => {
+    if (!value) return;
+    if ('skipped' in value) lines.push(`_${value.skipped}_`, '');
+    else lines.push(...render(value as T));
+  };
+  section(report.limiter, limiterMarkdown);
+  section(report.gateway, gatewayMarkdown);
+  section(report.accuracy, accuracyMarkdown);
+  if (report.mcp) lines.push(...mcpMarkdown(report.mcp));
+  if (report.profiles?.length) lines.push(...profilesMarkdown(report.profiles));
+  if (report.notes.length > 0) lines.push('## Notes', '', ...report.notes.map((note) => `- ${note}`), '');
+  return lines.join('\n');
+}
