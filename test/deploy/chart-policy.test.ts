@@ -13,7 +13,7 @@ jest.setTimeout(600_000);
 
 const root = join(__dirname, '..', '..');
 const chart = join(root, 'charts', 'gateway');
-const helm = join(root, '.tools', 'bin', 'helm');
+const helm = join(process.env.GATEWAY_TOOLS_DIR ?? join(root, '.tools'), 'bin', 'helm');
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 

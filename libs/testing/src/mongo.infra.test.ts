@@ -10,6 +10,11 @@ jest.setTimeout(60_000);
 
 const hasFerretdb = findOnPath('ferretdb', { PATH: toolsBinDir() }) !== undefined;
 
+/** Where the tools are (CI keeps them outside the clone), without a MONGODB_URI to attach to. */
+function toolsEnv(): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH, HOME: process.env.HOME, GATEWAY_TOOLS_DIR: process.env.GATEWAY_TOOLS_DIR };
+}
+
 describe('ensureMongo', () => {
   let emptyTools: string;
 
@@ -27,7 +32,7 @@ describe('ensureMongo', () => {
 
     beforeAll(async () => {
       dataDir = await mkdtemp(join(tmpdir(), 'mongo-infra-test-'));
-      started = await ensureMongo({ env: { PATH: process.env.PATH }, dataDir });
+      started = await ensureMongo({ env: toolsEnv(), dataDir });
     });
 
     afterAll(async () => {
@@ -52,7 +57,7 @@ describe('ensureMongo', () => {
 
     it('stops the FerretDB it started and keeps a data directory it was given', async () => {
       const ownDir = await mkdtemp(join(tmpdir(), 'mongo-infra-own-'));
-      const own = await ensureMongo({ env: { PATH: process.env.PATH }, dataDir: ownDir });
+      const own = await ensureMongo({ env: toolsEnv(), dataDir: ownDir });
 
       await own.stop();
 
