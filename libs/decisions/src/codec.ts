@@ -6,6 +6,8 @@ export interface DecisionBatch {
   requests: DecisionRequest[];
   /** Wall-clock ms after which the caller no longer waits: the owner skips the batch rather than count it. */
   expiresAt?: number;
+  /** The same for every attempt of one batch: an owner answers a repeated attempt from memory, never counting twice. */
+  batchId?: string;
 }
 
 /**

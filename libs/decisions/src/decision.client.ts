@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { withProducerSpan } from '@gateway/telemetry';
 import { ErrorCode, type MsgHdrs, type NatsConnection, type NatsError } from 'nats';
 import { batchCodec, batchReplyCodec, controlCodec, controlReplyCodec, type ControlMessage } from './codec';
@@ -35,6 +36,8 @@ export class DecisionClient {
   private readonly retryBudgetMs: number;
   private queued = new Map<number, Pending[]>();
   private flushScheduled = false;
+  private readonly instanceId = randomBytes(6).toString('base64url');
+  private nextBatch = 0;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -42,7 +45,7 @@ export class DecisionClient {
   ) {
     this.partitions = options.partitions ?? DEFAULT_PARTITIONS;
     this.prefix = options.subjectPrefix ?? DEFAULT_SUBJECT_PREFIX;
-    this.requestTimeoutMs = options.requestTimeoutMs ?? 2_000;
+    this.requestTimeoutMs = options.requestTimeoutMs ?? 750;
     this.retryBudgetMs = options.retryBudgetMs ?? 4_000;
   }
 
@@ -97,9 +100,10 @@ export class DecisionClient {
    */
   private async sendBatch(subject: string, pending: Pending[], giveUpAt: number, headers?: MsgHdrs): Promise<void> {
     const requests = pending.map((item) => item.request);
+    const batchId = `${this.instanceId}.${(this.nextBatch++).toString(36)}`;
     for (let attempt = 0; ; attempt++) {
       const timeout = Math.max(1, Math.min(this.requestTimeoutMs, giveUpAt - Date.now()));
-      const payload = batchCodec.encode({ requests, expiresAt: Date.now() + timeout });
+      const payload = batchCodec.encode({ requests, expiresAt: Date.now() + timeout, batchId });
       try {
         const reply = batchReplyCodec.decode(
           (await this.nc.request(subject, payload, { timeout, ...(headers ? { headers } : {}) })).data,
@@ -113,7 +117,7 @@ export class DecisionClient {
         if (!isRetryable(error)) break;
       }
       if (Date.now() >= giveUpAt) break;
-      await delay(Math.min(25 * 2 ** attempt, 250));
+      await delay(Math.min(25 * 2 ** attempt, 100));
     }
     pending.forEach((item) => item.resolve(UNAVAILABLE));
   }
@@ -145,7 +149,7 @@ export class DecisionClient {
         if (message.op === 'refund' || !isRetryable(error)) throw error;
       }
       if (Date.now() >= giveUpAt) throw new Error(`no acknowledgement from the owner of ${subject}`);
-      await delay(Math.min(25 * 2 ** attempt, 250));
+      await delay(Math.min(25 * 2 ** attempt, 100));
     }
   }
 }

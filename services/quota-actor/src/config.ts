@@ -22,9 +22,9 @@ export const ConfigSchema = z.object({
   /** A lease lives this long unless renewed; a dead owner's partitions move after about this long. */
   LEASE_TTL_MS: durationMsFromEnv(1000),
   /** Holders stop deciding this long before expiry and contenders wait this long after it: no overlap. */
-  LEASE_MARGIN_MS: durationMsFromEnv(150),
-  /** How often leases are renewed and free partitions claimed. */
-  OWNERSHIP_TICK_MS: durationMsFromEnv(200),
+  LEASE_MARGIN_MS: durationMsFromEnv(100),
+  /** How often free or expired partitions are looked for (held leases are renewed at half their life). */
+  OWNERSHIP_TICK_MS: durationMsFromEnv(100),
   /** How often counted usage is written to MongoDB (bounds what a crash can lose in metered mode). */
   USAGE_FLUSH_MS: durationMsFromEnv(100),
   /** How long an unknown key hash is remembered before MongoDB is asked again. */

@@ -111,14 +111,19 @@ export class ActorNode {
       const extra = this.ownedPartitions.at(-1);
       if (extra !== undefined) await this.handOver(extra);
     } else if (this.actors.size < target) {
-      await this.claimFree(target - this.actors.size, now);
+      await this.claimFree(target - this.actors.size, now, false);
     }
+    // A dead node's partitions are taken at once by whoever sees them first, whatever the shares: the membership
+    // list notices the death later than the leases do, and balance is restored by the handovers above.
+    await this.claimFree(this.options.partitions, now, true);
     this.deps.onOwnershipChange?.(this.actors.size);
   }
 
   private async renewHeld(now: number): Promise<void> {
     await Promise.all(
       [...this.actors.values()].map(async (actor) => {
+        // Renew once half the lease is used: ticks are frequent so that free partitions are taken quickly.
+        if (actor.lease.validUntil !== 0 && actor.lease.validUntil - now > this.options.leaseTtlMs / 2) return;
         if (actor.lease.validUntil === 0 || !(await this.leases.renew(actor.lease, now))) {
           this.deps.logger.warn({ partition: actor.partition }, 'lost partition lease');
           this.actors.delete(actor.partition);
@@ -128,13 +133,27 @@ export class ActorNode {
     );
   }
 
-  private async claimFree(wanted: number, now: number): Promise<void> {
+  /**
+   * Tries every partition this node does not hold, all at once: after a node dies its partitions free up together,
+   * and claiming them one after another (each claim costs a few round trips) would delay the last one.
+   */
+  private async claimFree(wanted: number, now: number, onlyOrphaned: boolean): Promise<void> {
+    const candidates = Array.from(
+      { length: this.options.partitions },
+      (_, i) => (this.offset + i) % this.options.partitions,
+    ).filter((partition) => !this.actors.has(partition));
+    const leases = await Promise.all(
+      candidates.map((partition) =>
+        this.leases.tryAcquire(partition, now, () => this.deps.ledger.nextEpoch(), { onlyOrphaned }),
+      ),
+    );
     let claimed = 0;
-    for (let i = 0; i < this.options.partitions && claimed < wanted; i++) {
-      const partition = (this.offset + i) % this.options.partitions;
-      if (this.actors.has(partition)) continue;
-      const lease = await this.leases.tryAcquire(partition, now, () => this.deps.ledger.nextEpoch());
+    for (const lease of leases) {
       if (!lease) continue;
+      if (claimed >= wanted) {
+        await this.leases.release(lease); // more came free than this node's share
+        continue;
+      }
       const actor = new PartitionActor(lease, {
         nc: this.deps.nc,
         subjectPrefix: this.options.subjectPrefix,
@@ -148,9 +167,9 @@ export class ActorNode {
           this.deps.logger.warn({ partition: fencedPartition }, 'fenced off by a newer owner'),
       });
       await actor.start();
-      this.actors.set(partition, actor);
+      this.actors.set(lease.partition, actor);
       claimed++;
-      this.deps.logger.info({ partition, epoch: lease.epoch }, 'acquired partition');
+      this.deps.logger.info({ partition: lease.partition, epoch: lease.epoch }, 'acquired partition');
     }
   }
 

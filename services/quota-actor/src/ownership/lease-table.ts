@@ -45,14 +45,22 @@ export class LeaseTable {
   /**
    * Tries to acquire a free or expired partition; null when someone else holds it. `nextEpoch` gives the fencing
    * token of this ownership; it comes from the database that holds the usage (see UsageLedger.nextEpoch), so it
-   * stays above every token ever written there even when this bucket is recreated.
+   * stays above every token ever written there even when this bucket is recreated. `onlyOrphaned` takes only
+   * leases whose holder stopped renewing (a dead node), not ones released on purpose.
    */
-  async tryAcquire(partition: number, nowMs: number, nextEpoch: () => Promise<number>): Promise<HeldLease | null> {
+  async tryAcquire(
+    partition: number,
+    nowMs: number,
+    nextEpoch: () => Promise<number>,
+    options: { onlyOrphaned?: boolean } = {},
+  ): Promise<HeldLease | null> {
     const entry = await this.kv.get(this.key(partition));
     const expiresAt = nowMs + this.ttlMs;
     let revision: number;
     try {
       if (!entry || entry.operation !== 'PUT') {
+        // Released in a clean handover: left to the nodes below their share.
+        if (options.onlyOrphaned) return null;
         revision = await this.kv.create(this.key(partition), json.encode({ owner: this.nodeId, expiresAt, epoch: 0 }));
       } else {
         const current = json.decode(entry.value);

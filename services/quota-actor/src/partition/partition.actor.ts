@@ -35,6 +35,8 @@ export interface PartitionActorDeps {
 /** A span as @gateway/telemetry hands it out (quota-actor does not depend on @opentelemetry/api itself). */
 type Span = Parameters<typeof setSafeAttributes>[0];
 
+const ANSWERED_BATCHES_KEPT = 4096;
+
 const UNAVAILABLE: Verdict = { ok: false, code: 'service_unavailable', detail: 'the key could not be loaded' };
 
 /**
@@ -54,6 +56,8 @@ export class PartitionActor {
   private writes: Promise<unknown> = Promise.resolve();
   private stopped = false;
   private periodicFlushRunning = false;
+  /** Answers of recent batches by batch id, oldest first (Map keeps insertion order). */
+  private readonly answeredBatches = new Map<string, Uint8Array>();
   private readonly usageAccess: UsageAccess;
 
   constructor(
@@ -124,7 +128,13 @@ export class PartitionActor {
       msg.respond(batchReplyCodec.encode({ notOwner: true }));
       return;
     }
-    const { requests, expiresAt } = batchCodec.decode(msg.data);
+    const { requests, expiresAt, batchId } = batchCodec.decode(msg.data);
+    const answered = batchId === undefined ? undefined : this.answeredBatches.get(batchId);
+    if (answered) {
+      // A repeated attempt (its first answer was late): the same verdicts, nothing counted again.
+      msg.respond(answered);
+      return;
+    }
     setSafeAttributes(batchSpan, { 'messaging.batch.message_count': requests.length });
     if (expiresAt !== undefined && Date.now() > expiresAt) {
       // The caller stopped waiting (overload): deciding now would count requests nobody will send.
@@ -139,12 +149,15 @@ export class PartitionActor {
       return;
     }
     for (const request of requests) verdicts.push(await this.tracedDecision(msg.subject, request));
-    if (!this.owns()) {
+    if (Date.now() >= this.lease.validUntil) {
       // The lease ran out while we worked: do not let the caller act on verdicts a new owner may contradict.
+      // (A clean stop keeps the lease until its usage is written, so its last batches are still answered.)
       msg.respond(batchReplyCodec.encode({ notOwner: true }));
       return;
     }
-    msg.respond(batchReplyCodec.encode({ verdicts }));
+    const reply = batchReplyCodec.encode({ verdicts });
+    if (batchId !== undefined) this.rememberAnswer(batchId, reply);
+    msg.respond(reply);
   }
 
   private async preload(requests: DecisionRequest[]): Promise<void> {
@@ -334,6 +347,14 @@ export class PartitionActor {
     } catch (error) {
       for (const item of deltas) if (item.raw) item.entry.usage?.restore(item.raw);
       this.deps.logger.error({ err: error, partition: this.partition }, 'usage flush failed; will retry');
+    }
+  }
+
+  private rememberAnswer(batchId: string, reply: Uint8Array): void {
+    this.answeredBatches.set(batchId, reply);
+    // Attempts of one batch come within the caller's decision budget (seconds); a few thousand answers cover it.
+    if (this.answeredBatches.size > ANSWERED_BATCHES_KEPT) {
+      this.answeredBatches.delete(this.answeredBatches.keys().next().value!);
     }
   }
 
