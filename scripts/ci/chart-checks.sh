@@ -58,7 +58,7 @@ if [[ "${SKIP_SKAFFOLD:-}" != 1 ]]; then
   mkdir -p "$WORK/home/.skaffold"
   printf 'global:\n  collect-metrics: false\n  update-check: false\n  survey:\n    disable-prompt: true\nkubeContexts: []\n' \
     >"$WORK/home/.skaffold/config"
-  skaffold() { HOME="$WORK/home" PATH="$ROOT/$BIN:$PATH" "$ROOT/$BIN/skaffold" "$@" --update-check=false; }
+  skaffold() { HOME="$WORK/home" PATH="$BIN:$PATH" "$BIN/skaffold" "$@" --update-check=false; }
   digest="sha256:$(printf '0%.0s' {1..64})"
   builds=""
   for dockerfile in services/*/Dockerfile; do
