@@ -8,6 +8,7 @@ import {
   isWellFormedAccountId,
   isWellFormedApiKey,
   isWellFormedKeyId,
+  monthlyUsageId,
   openStore,
   usageMonth,
   type CustomerRecord,
@@ -83,18 +84,18 @@ describe('store', () => {
   }
 
   describe('setup', () => {
-    it('creates the declared unique indexes at start', async () => {
+    it('creates the declared unique indexes at start (the natural ids are the _ids, unique by themselves)', async () => {
       const db = store.connection.db!;
       const uniqueKeys = async (collection: string) =>
         (await db.collection(collection).indexes())
           .filter((index) => index.unique)
           .map((index) => Object.keys(index.key).join('+'))
           .sort();
-      expect(await uniqueKeys('plans')).toEqual(['name']);
-      expect(await uniqueKeys('customers')).toEqual(['customer_id', 'email']);
-      expect(await uniqueKeys('api_keys')).toEqual(['hash', 'key_id']);
-      expect(await uniqueKeys('api_key_activity')).toEqual(['key_id']);
-      expect(await uniqueKeys('connections')).toEqual(['account_id']);
+      expect(await uniqueKeys('plans')).toEqual([]);
+      expect(await uniqueKeys('customers')).toEqual(['email']);
+      expect(await uniqueKeys('api_keys')).toEqual(['key_id']);
+      expect(await uniqueKeys('api_key_activity')).toEqual([]);
+      expect(await uniqueKeys('connections')).toEqual([]);
       expect(await uniqueKeys('monthly_usage')).toEqual(['key_id+month']);
     });
 
@@ -429,6 +430,30 @@ describe('store', () => {
       }
     });
 
+    it('leaves out connections of another customer even when the key document names them (spec 5.1 rule 3)', async () => {
+      const owner = await newCustomer('named');
+      const own = await newConnection('video-ads', owner.customer_id);
+      const foreign = await newConnection('video-ads');
+      const { key } = await newKey([own.record.account_id], { customerId: owner.customer_id });
+      await store.connection
+        .db!.collection<{ _id: string; account_ids: string[] }>('api_keys')
+        .updateOne({ _id: key.hash }, { $set: { account_ids: [foreign.record.account_id, own.record.account_id] } });
+
+      expect((await store.decisions.loadDecisionRecord(key.hash))?.account_ids).toEqual([own.record.account_id]);
+    });
+
+    it('loads keys with many connections in the key order', async () => {
+      const owner = await newCustomer('many', 'business');
+      const records = [];
+      for (let i = 0; i < 20; i += 1) records.push((await newConnection('video-ads', owner.customer_id)).record);
+      const accountIds = records.map((record) => record.account_id).reverse();
+      const { key } = await newKey(accountIds, { customerId: owner.customer_id });
+
+      const record = await store.decisions.loadDecisionRecord(key.hash);
+      expect(record?.account_ids).toEqual(accountIds);
+      expect(record?.connections.map((c) => c.account_id)).toEqual(accountIds);
+    });
+
     it('returns revoked keys with their status, and nothing for unknown or malformed hashes', async () => {
       const { key, secret } = await newKey();
       await store.apiKeys.revoke(key.key_id);
@@ -465,6 +490,118 @@ describe('store', () => {
       await Promise.all(Array.from({ length: 25 }, () => store.usage.add(keyId, at)));
       expect(await store.usage.get(keyId, '2030-06')).toMatchObject({ used: 25, days: { '10': 25 } });
       expect(await store.connection.db!.collection('monthly_usage').countDocuments({ key_id: keyId })).toBe(1);
+    });
+  });
+
+  describe('natural ids', () => {
+    it('keeps every document under its natural id, the one lookup FerretDB does not answer by a scan', async () => {
+      const owner = await newCustomer('natural');
+      const { record } = await newConnection('video-ads', owner.customer_id);
+      const { key } = await newKey([record.account_id], { customerId: owner.customer_id });
+      await store.apiKeys.touchLastUsed(key.key_id, new Date('2030-05-01T10:00:00Z'));
+      await store.usage.add(key.key_id, new Date('2030-05-02T10:00:00Z'));
+
+      const db = store.connection.db!;
+      const byId = (collection: string, id: string) => db.collection<{ _id: string }>(collection).findOne({ _id: id });
+      expect(await byId('customers', owner.customer_id)).toMatchObject({ customer_id: owner.customer_id });
+      expect(await byId('connections', record.account_id)).toMatchObject({ account_id: record.account_id });
+      expect(await byId('api_keys', key.hash)).toMatchObject({ key_id: key.key_id, hash: key.hash });
+      expect(await byId('api_key_activity', key.key_id)).toMatchObject({ key_id: key.key_id });
+      expect(await byId('monthly_usage', monthlyUsageId(key.key_id, '2030-05'))).toMatchObject({
+        key_id: key.key_id,
+        month: '2030-05',
+        used: 1,
+      });
+      const plans = await db.collection('plans').find({}).toArray();
+      expect(plans.map((plan) => plan._id).sort()).toEqual(plans.map((plan) => plan.name).sort());
+    });
+
+    it('re-keys documents written before natural ids once at start, so old keys, customers and usage keep working', async () => {
+      const legacyUri = testDatabaseUri('store_legacy');
+      const cipher = CredentialCipher.fromEnv(K1, 'k1');
+      const old = await openStore(legacyUri, { cipher });
+      const stores: Store[] = [old];
+      try {
+        await old.plans.seedDefaultPlans();
+        const owner = await old.customers.create({ name: 'Old', email: 'old@acme.example', plan: 'growth' });
+        const credentials = tokens('legacy');
+        const connection = await old.connections.create({
+          customer_id: owner.customer_id,
+          provider: 'video-ads',
+          external_account_ids: ['7000000009'],
+          credentials,
+        });
+        const { key, secret } = await old.apiKeys.create({
+          customer_id: owner.customer_id,
+          name: 'old key',
+          providers: ['video-ads'],
+          account_ids: [connection.account_id],
+        });
+        await old.apiKeys.touchLastUsed(key.key_id, new Date('2030-05-01T10:00:00Z'));
+        await old.usage.add(key.key_id, new Date('2030-05-02T10:00:00Z'), 3);
+        const month = '2030-05';
+
+        // The documents as the store wrote them before: ObjectId _ids, unique indexes on the id fields.
+        const db = old.connection.db!;
+        const idFields: Record<string, string[]> = {
+          plans: ['name'],
+          customers: ['customer_id'],
+          connections: ['account_id'],
+          api_keys: ['hash'],
+          api_key_activity: ['key_id'],
+          monthly_usage: ['key_id', 'month'],
+        };
+        for (const [name, fields] of Object.entries(idFields)) {
+          const collection = db.collection(name);
+          const docs = await collection.find({}).toArray();
+          await collection.deleteMany({});
+          await collection.insertMany(docs.map(({ _id, ...fieldsOf }) => ({ ...fieldsOf })));
+          await collection.createIndex(Object.fromEntries(fields.map((field) => [field, 1])), { unique: true });
+        }
+        const notYet = await openStore(legacyUri, { cipher, ensureIndexes: false });
+        stores.push(notYet);
+        expect(await notYet.apiKeys.findByHash(key.hash)).toBeNull();
+
+        // Two services starting together: each document is re-keyed once.
+        const [a, b] = await Promise.all([openStore(legacyUri, { cipher }), openStore(legacyUri, { cipher })]);
+        stores.push(a, b);
+        for (const [name] of Object.entries(idFields)) {
+          expect(await db.collection(name).countDocuments({ _id: { $type: 'objectId' } })).toBe(0);
+        }
+        expect(await db.collection('plans').countDocuments({})).toBe(3);
+        for (const name of ['customers', 'connections', 'api_keys', 'api_key_activity', 'monthly_usage']) {
+          expect(await db.collection(name).countDocuments({})).toBe(1);
+        }
+        expect(await a.apiKeys.findByHash(hashApiKey(secret))).toEqual({
+          ...key,
+          last_used_at: new Date('2030-05-01T10:00:00Z'),
+        });
+        expect(await b.decisions.loadDecisionRecord(key.hash)).toMatchObject({
+          key_id: key.key_id,
+          account_ids: [connection.account_id],
+          plan: DEFAULT_PLANS.growth,
+        });
+        expect(await a.usage.get(key.key_id, month)).toMatchObject({ used: 3 });
+        expect(await a.connections.loadCredentials(connection.account_id)).toEqual(credentials);
+
+        // What the local stack's demo seed does on an old database: the customer by email, its connection
+        // re-granted, a key for it.
+        const found = await a.customers.findByEmail('old@acme.example');
+        const [existing] = await a.connections.listByCustomer(found!.customer_id);
+        expect(await a.connections.regrant(existing!.account_id, tokens('regrant'))).toMatchObject({
+          status: 'active',
+        });
+        const fresh = await a.apiKeys.create({
+          customer_id: found!.customer_id,
+          name: 'Demo key',
+          providers: ['video-ads'],
+          account_ids: [existing!.account_id],
+        });
+        expect((await a.decisions.loadDecisionRecord(fresh.key.hash))?.account_ids).toEqual([existing!.account_id]);
+      } finally {
+        await old.connection.dropDatabase();
+        for (const opened of stores) await opened.close();
+      }
     });
   });
 

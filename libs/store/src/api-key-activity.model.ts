@@ -6,18 +6,20 @@ import { Schema, type Connection, type Model } from 'mongoose';
  * writes (see document-lock.ts), and a lost revoke would bring a key back to life.
  */
 export interface ApiKeyActivityDocument {
+  /** The key_id (one document per key, looked up by `_id`: see natural-ids.ts). */
+  _id: string;
   key_id: string;
   last_used_at: Date;
 }
 
 const apiKeyActivitySchema = new Schema<ApiKeyActivityDocument>(
   {
+    _id: { type: String, required: true },
     key_id: { type: String, required: true },
     last_used_at: { type: Date, required: true },
   },
   { collection: 'api_key_activity', versionKey: false },
 );
-apiKeyActivitySchema.index({ key_id: 1 }, { unique: true });
 
 export function apiKeyActivityModel(connection: Connection): Model<ApiKeyActivityDocument> {
   return (

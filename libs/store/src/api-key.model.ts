@@ -16,6 +16,11 @@ export interface ApiKeyOAuthGrant {
 }
 
 export interface ApiKeyDocument {
+  /**
+   * The hash again: every request looks its key up by it, and FerretDB 1.24 (the development and CI database) runs
+   * only `_id` equality in SQLite and scans the collection for any other field (see natural-ids.ts).
+   */
+  _id: string;
   /** Public short id (GET /v1/me key_id); safe in logs. */
   key_id: string;
   /** Lowercase hex SHA-256 of the secret; the secret itself is never stored (spec 2.1). */
@@ -46,6 +51,7 @@ const oauthSchema = new Schema<ApiKeyOAuthGrant>(
 
 const apiKeySchema = new Schema<ApiKeyDocument>(
   {
+    _id: { type: String, required: true },
     key_id: { type: String, required: true },
     hash: { type: String, required: true, match: /^[0-9a-f]{64}$/ },
     name: { type: String, required: true, trim: true, maxlength: 200 },
@@ -62,7 +68,6 @@ const apiKeySchema = new Schema<ApiKeyDocument>(
   { collection: 'api_keys', versionKey: false, timestamps: { createdAt: 'created_at', updatedAt: 'updated_at' } },
 );
 apiKeySchema.index({ key_id: 1 }, { unique: true });
-apiKeySchema.index({ hash: 1 }, { unique: true });
 apiKeySchema.index({ customer_id: 1 });
 
 export function apiKeyModel(connection: Connection): Model<ApiKeyDocument> {

@@ -13,6 +13,7 @@ import { customerModel, type CustomerDocument } from './customer.model';
 import { documentLockFor, type DocumentLock } from './document-lock';
 import { hashApiKey, isWellFormedAccountId, newApiKeySecret, newKeyId } from './ids';
 import { parseIpAllowlist } from './ip-allowlist';
+import { findByIds } from './natural-ids';
 import { isProviderId, type ProviderId } from './providers';
 import { StoreError, isDuplicateKeyError, requireString, requireStringArray } from './store-error';
 
@@ -95,7 +96,7 @@ export class ApiKeyRepository {
     const source = input.source ?? 'portal';
     if (!API_KEY_SOURCES.includes(source)) throw new StoreError('invalid_input', 'source must be portal or oauth');
     const oauth = validOAuthGrant(source, input.oauth);
-    if ((await this.customers.exists({ customer_id: customerId })) === null) {
+    if ((await this.customers.exists({ _id: customerId })) === null) {
       throw new StoreError('invalid_input', `customer ${customerId} does not exist`);
     }
     return this.insert({
@@ -111,19 +112,19 @@ export class ApiKeyRepository {
 
   async findByHash(hash: string): Promise<ApiKeyRecord | null> {
     if (typeof hash !== 'string' || !HASH_PATTERN.test(hash)) return null;
-    return this.withLastUsed(await this.keys.findOne({ hash }).lean());
+    return this.withLastUsed(await this.keys.findOne({ _id: hash }).lean());
   }
 
   async findByKeyId(keyId: string): Promise<ApiKeyRecord | null> {
     return this.withLastUsed(await this.keys.findOne({ key_id: requireString(keyId, 'key_id') }).lean());
   }
 
-  /** Every key of the customer, oldest first, without hashes. */
+  /** Every key of the customer, oldest first, without hashes (the `_id` is the hash too). */
   async listByCustomer(customerId: string): Promise<ApiKeySummary[]> {
     const docs = await this.keys
-      .find({ customer_id: requireString(customerId, 'customer_id') }, { hash: 0 })
+      .find({ customer_id: requireString(customerId, 'customer_id') }, { _id: 0, hash: 0 })
       .sort({ created_at: 1 })
-      .lean<Omit<ApiKeyDocument, 'hash'>[]>();
+      .lean<Omit<ApiKeyDocument, '_id' | 'hash'>[]>();
     const lastUsed = await this.lastUsedOf(docs.map((doc) => doc.key_id));
     return docs.map((doc) => toApiKeySummary(doc, lastUsed.get(doc.key_id) ?? null));
   }
@@ -171,7 +172,7 @@ export class ApiKeyRepository {
         )
         .lean();
       if (replaced === null) {
-        await this.keys.deleteOne({ key_id: created.key.key_id });
+        await this.keys.deleteOne({ _id: created.key.hash });
         return null;
       }
       return { ...created, replaced: (await this.withLastUsed(replaced))! };
@@ -203,7 +204,12 @@ export class ApiKeyRepository {
     if (previous !== undefined && at.getTime() - previous < LAST_USED_RESOLUTION_MS) return;
     this.rememberTouch(keyId, at.getTime());
     await this.lock.run(`api_key_activity:${keyId}`, async () => {
-      const write = () => this.activity.updateOne({ key_id: keyId }, { $max: { last_used_at: at } }, { upsert: true });
+      const write = () =>
+        this.activity.updateOne(
+          { _id: keyId },
+          { $max: { last_used_at: at }, $setOnInsert: { key_id: keyId } },
+          { upsert: true },
+        );
       try {
         await write();
       } catch (error) {
@@ -233,16 +239,18 @@ export class ApiKeyRepository {
   private async insert(settings: KeySettings): Promise<CreatedApiKey> {
     for (let attempt = 1; ; attempt += 1) {
       const secret = newApiKeySecret();
+      const hash = hashApiKey(secret);
       try {
         const doc = await this.keys.create({
           ...settings,
+          _id: hash,
           key_id: newKeyId(),
-          hash: hashApiKey(secret),
+          hash,
           status: 'active',
         });
         return { key: toApiKeyRecord(doc.toObject(), null), secret };
       } catch (error) {
-        // 8 base62 characters make a key_id collision rare but not impossible; draw again.
+        // 8 base62 characters make a key_id collision rare but not impossible; draw again (a new secret too).
         if (!isDuplicateKeyError(error) || attempt >= CREATE_ATTEMPTS) throw error;
       }
     }
@@ -255,9 +263,12 @@ export class ApiKeyRepository {
   }
 
   private async lastUsedOf(keyIds: string[]): Promise<Map<string, Date>> {
-    if (keyIds.length === 0) return new Map();
-    const docs = await this.activity.find({ key_id: { $in: keyIds } }).lean();
-    return new Map(docs.map((doc) => [doc.key_id, doc.last_used_at]));
+    const docs = await findByIds<ApiKeyActivityDocument, Pick<ApiKeyActivityDocument, '_id' | 'last_used_at'>>(
+      this.activity,
+      keyIds,
+      { last_used_at: 1 },
+    );
+    return new Map(docs.map((doc) => [doc._id, doc.last_used_at]));
   }
 
   /** A key may only name connections of its own customer (spec 5.1 rule 3 relies on this). */
@@ -266,10 +277,12 @@ export class ApiKeyRepository {
     const malformed = unique.filter((id) => !isWellFormedAccountId(id));
     if (malformed.length > 0) throw new StoreError('invalid_input', `malformed account ids: ${malformed.join(', ')}`);
     if (unique.length === 0) return [];
-    const owned = await this.connections
-      .find({ customer_id: customerId, account_id: { $in: unique } }, { account_id: 1 })
-      .lean<Pick<ConnectionDocument, 'account_id'>[]>();
-    const ownedIds = new Set(owned.map((doc) => doc.account_id));
+    const found = await findByIds<ConnectionDocument, Pick<ConnectionDocument, '_id' | 'customer_id'>>(
+      this.connections,
+      unique,
+      { customer_id: 1 },
+    );
+    const ownedIds = new Set(found.filter((doc) => doc.customer_id === customerId).map((doc) => doc._id));
     const foreign = unique.filter((id) => !ownedIds.has(id));
     if (foreign.length > 0) {
       throw new StoreError('invalid_input', `not connections of customer ${customerId}: ${foreign.join(', ')}`);
@@ -304,7 +317,7 @@ function validOAuthGrant(source: ApiKeySource, oauth: ApiKeyOAuthGrant | undefin
   };
 }
 
-function toApiKeySummary(doc: Omit<ApiKeyDocument, 'hash'>, lastUsedAt: Date | null): ApiKeySummary {
+function toApiKeySummary(doc: Omit<ApiKeyDocument, '_id' | 'hash'>, lastUsedAt: Date | null): ApiKeySummary {
   return {
     key_id: doc.key_id,
     name: doc.name,

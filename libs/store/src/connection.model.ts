@@ -7,6 +7,8 @@ export const CONNECTION_STATUSES = ['active', 'revoked', 'needs_regrant'] as con
 export type ConnectionStatus = (typeof CONNECTION_STATUSES)[number];
 
 export interface ConnectionDocument {
+  /** The account_id (see natural-ids.ts). */
+  _id: string;
   /** Stable across re-grants (spec 2.2), so client code keeps working. */
   account_id: string;
   customer_id: string;
@@ -33,6 +35,7 @@ const sealedSchema = new Schema<SealedCredentials>(
 
 const connectionSchema = new Schema<ConnectionDocument>(
   {
+    _id: { type: String, required: true },
     account_id: { type: String, required: true },
     customer_id: { type: String, required: true },
     provider: { type: String, required: true, enum: PROVIDER_IDS },
@@ -43,7 +46,6 @@ const connectionSchema = new Schema<ConnectionDocument>(
   },
   { collection: 'connections', versionKey: false, timestamps: { createdAt: 'created_at', updatedAt: 'updated_at' } },
 );
-connectionSchema.index({ account_id: 1 }, { unique: true });
 connectionSchema.index({ customer_id: 1, provider: 1 });
 
 export function connectionModel(connection: Connection): Model<ConnectionDocument> {

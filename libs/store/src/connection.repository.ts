@@ -65,13 +65,14 @@ export class ConnectionRepository {
     const externalAccountIds = requireStringArray(input.external_account_ids, 'external_account_ids');
     const credentials = validCredentials(input.credentials);
     const cipher = this.requireCipher();
-    if ((await this.customers.exists({ customer_id: customerId })) === null) {
+    if ((await this.customers.exists({ _id: customerId })) === null) {
       throw new StoreError('invalid_input', `customer ${customerId} does not exist`);
     }
     for (let attempt = 1; ; attempt += 1) {
       const accountId = newAccountId();
       try {
         const doc = await this.connections.create({
+          _id: accountId,
           account_id: accountId,
           customer_id: customerId,
           provider: input.provider,
@@ -106,14 +107,14 @@ export class ConnectionRepository {
       set.external_account_ids = requireStringArray(externalAccountIds, 'external_account_ids');
     }
     const doc = await this.lock.run(`connections:${accountId}`, () =>
-      this.connections.findOneAndUpdate({ account_id: accountId }, { $set: set }, { new: true }).lean(),
+      this.connections.findOneAndUpdate({ _id: accountId }, { $set: set }, { new: true }).lean(),
     );
     return doc === null ? null : toConnectionRecord(doc);
   }
 
   async findByAccountId(accountId: string): Promise<ConnectionRecord | null> {
     const doc = await this.connections
-      .findOne({ account_id: requireString(accountId, 'account_id') }, WITHOUT_CIPHERTEXT)
+      .findOne({ _id: requireString(accountId, 'account_id') }, WITHOUT_CIPHERTEXT)
       .lean();
     return doc === null ? null : toConnectionRecord(doc);
   }
@@ -138,7 +139,7 @@ export class ConnectionRepository {
     if (!CONNECTION_STATUSES.includes(status)) throw new StoreError('invalid_input', 'unknown connection status');
     requireString(accountId, 'account_id');
     const doc = await this.lock.run(`connections:${accountId}`, () =>
-      this.connections.findOneAndUpdate({ account_id: accountId }, { $set: { status } }, { new: true }).lean(),
+      this.connections.findOneAndUpdate({ _id: accountId }, { $set: { status } }, { new: true }).lean(),
     );
     return doc === null ? null : toConnectionRecord(doc);
   }
@@ -150,10 +151,11 @@ export class ConnectionRepository {
   async loadCredentials(accountId: string): Promise<PlatformCredentials | null> {
     requireString(accountId, 'account_id');
     const cipher = this.requireCipher();
+    // Status is checked here rather than in the filter: a filter of `_id` alone is the one FerretDB runs in SQLite.
     const doc = await this.connections
-      .findOne({ account_id: accountId, status: 'active' }, { credentials: 1 })
-      .lean<Pick<ConnectionDocument, 'credentials'>>();
-    if (doc === null) return null;
+      .findOne({ _id: accountId }, { credentials: 1, status: 1 })
+      .lean<Pick<ConnectionDocument, 'credentials' | 'status'>>();
+    if (doc === null || doc.status !== 'active') return null;
     const parsed = parsePlatformCredentials(cipher.open(doc.credentials, accountId));
     if (!parsed.ok) throw new StoreError('integrity', `stored credentials of ${accountId} have an unexpected shape`);
     return parsed.credentials;
@@ -164,7 +166,7 @@ export class ConnectionRepository {
     requireString(accountId, 'account_id');
     const sealed = this.requireCipher().seal(validCredentials(credentials), accountId);
     const result = await this.lock.run(`connections:${accountId}`, () =>
-      this.connections.updateOne({ account_id: accountId, status: 'active' }, { $set: { credentials: sealed } }),
+      this.connections.updateOne({ _id: accountId, status: 'active' }, { $set: { credentials: sealed } }),
     );
     return result.matchedCount === 1;
   }
@@ -194,7 +196,7 @@ export class ConnectionRepository {
       }
       const result = await this.lock.run(`connections:${doc.account_id}`, () =>
         this.connections.updateOne(
-          { account_id: doc.account_id, 'credentials.data': doc.credentials.data },
+          { _id: doc.account_id, 'credentials.data': doc.credentials.data },
           { $set: { credentials: sealed } },
         ),
       );

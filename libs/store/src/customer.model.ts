@@ -2,6 +2,8 @@ import { Schema, type Connection, type Model } from 'mongoose';
 import { PLAN_NAMES, type PlanName } from './plan.model';
 
 export interface CustomerDocument {
+  /** The customer_id (see natural-ids.ts). */
+  _id: string;
   customer_id: string;
   name: string;
   /** Stored lowercased so uniqueness does not depend on case. */
@@ -15,6 +17,7 @@ export interface CustomerDocument {
 
 const customerSchema = new Schema<CustomerDocument>(
   {
+    _id: { type: String, required: true },
     customer_id: { type: String, required: true },
     name: { type: String, required: true, trim: true, maxlength: 200 },
     email: { type: String, required: true, trim: true, lowercase: true, maxlength: 320 },
@@ -23,7 +26,6 @@ const customerSchema = new Schema<CustomerDocument>(
   },
   { collection: 'customers', versionKey: false, timestamps: { createdAt: 'created_at', updatedAt: 'updated_at' } },
 );
-customerSchema.index({ customer_id: 1 }, { unique: true });
 customerSchema.index({ email: 1 }, { unique: true });
 
 export function customerModel(connection: Connection): Model<CustomerDocument> {

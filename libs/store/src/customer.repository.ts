@@ -38,8 +38,10 @@ export class CustomerRepository {
     requireString(input.email, 'email');
     if (!isPlanName(input.plan)) throw new StoreError('invalid_input', 'plan must be trial, growth or business');
     try {
+      const customerId = newCustomerId();
       const doc = await this.customers.create({
-        customer_id: newCustomerId(),
+        _id: customerId,
+        customer_id: customerId,
         name: input.name,
         email: input.email,
         plan: input.plan,
@@ -53,7 +55,7 @@ export class CustomerRepository {
   }
 
   async findById(customerId: string): Promise<CustomerRecord | null> {
-    const doc = await this.customers.findOne({ customer_id: requireString(customerId, 'customer_id') }).lean();
+    const doc = await this.customers.findOne({ _id: requireString(customerId, 'customer_id') }).lean();
     return doc === null ? null : toCustomerRecord(doc);
   }
 
@@ -66,7 +68,7 @@ export class CustomerRepository {
   /** For the portal's sign-in only. */
   async getPasswordHash(customerId: string): Promise<string | null> {
     const doc = await this.customers
-      .findOne({ customer_id: requireString(customerId, 'customer_id') }, { password_hash: 1 })
+      .findOne({ _id: requireString(customerId, 'customer_id') }, { password_hash: 1 })
       .lean();
     return doc?.password_hash ?? null;
   }
@@ -75,7 +77,7 @@ export class CustomerRepository {
     requireString(customerId, 'customer_id');
     requireString(passwordHash, 'password_hash');
     const result = await this.lock.run(`customers:${customerId}`, () =>
-      this.customers.updateOne({ customer_id: customerId }, { $set: { password_hash: passwordHash } }),
+      this.customers.updateOne({ _id: customerId }, { $set: { password_hash: passwordHash } }),
     );
     return result.matchedCount === 1;
   }
@@ -84,7 +86,7 @@ export class CustomerRepository {
     requireString(customerId, 'customer_id');
     if (!isPlanName(plan)) throw new StoreError('invalid_input', 'plan must be trial, growth or business');
     const doc = await this.lock.run(`customers:${customerId}`, () =>
-      this.customers.findOneAndUpdate({ customer_id: customerId }, { $set: { plan } }, { new: true }).lean(),
+      this.customers.findOneAndUpdate({ _id: customerId }, { $set: { plan } }, { new: true }).lean(),
     );
     return doc === null ? null : toCustomerRecord(doc);
   }

@@ -55,6 +55,7 @@ export type { ConnectionStatus } from './connection.model';
 export { ConnectionRepository } from './connection.repository';
 export type { ConnectionRecord, CreateConnectionInput } from './connection.repository';
 
+export { monthlyUsageId } from './monthly-usage.model';
 export { MonthlyUsageRepository, usageMonth, usageDay } from './monthly-usage.repository';
 export type { MonthlyUsageRecord } from './monthly-usage.repository';
 

@@ -2,7 +2,8 @@ import type { Connection, Model } from 'mongoose';
 import { apiKeyModel, type ApiKeyDocument, type ApiKeySource, type ApiKeyStatus } from './api-key.model';
 import { connectionModel, type ConnectionDocument, type ConnectionStatus } from './connection.model';
 import { customerModel, type CustomerDocument } from './customer.model';
-import { planModel, type Plan } from './plan.model';
+import { findByIds } from './natural-ids';
+import { planModel, type Plan, type PlanDocument } from './plan.model';
 import { toPlan } from './plan.repository';
 import type { ProviderId } from './providers';
 import { StoreError } from './store-error';
@@ -36,11 +37,17 @@ type KeyFields = Pick<
 
 const HASH_PATTERN = /^[0-9a-f]{64}$/;
 
-/** Loads a key joined with its plan and connections, in three round trips over unique or prefix indexes. */
+type ConnectionFields = Pick<ConnectionDocument, '_id' | 'customer_id' | 'provider' | 'status'>;
+
+/**
+ * Loads a key joined with its plan and connections in three round trips, each a lookup by `_id` (the key by its
+ * hash, then its customer and connections, then the customer's plan): the only lookups FerretDB runs in SQLite
+ * rather than by reading the whole collection (see natural-ids.ts).
+ */
 export class KeyDecisionLoader {
   private readonly keys: Model<ApiKeyDocument>;
   private readonly customers: Model<CustomerDocument>;
-  private readonly plans: Model<Plan>;
+  private readonly plans: Model<PlanDocument>;
   private readonly connections: Model<ConnectionDocument>;
 
   constructor(connection: Connection) {
@@ -58,34 +65,33 @@ export class KeyDecisionLoader {
     if (typeof hash !== 'string' || !HASH_PATTERN.test(hash)) return null;
     const key = await this.keys
       .findOne(
-        { hash },
+        { _id: hash },
         { key_id: 1, customer_id: 1, status: 1, source: 1, providers: 1, account_ids: 1, ip_allowlist: 1 },
       )
       .lean<KeyFields>();
     if (key === null) return null;
 
+    // One `_id` lookup per connection, in parallel: FerretDB does not run `_id: { $in }` in SQLite (natural-ids.ts).
     const [customer, connections] = await Promise.all([
-      this.customers.findOne({ customer_id: key.customer_id }, { plan: 1 }).lean<Pick<CustomerDocument, 'plan'>>(),
-      key.account_ids.length === 0
-        ? Promise.resolve([])
-        : this.connections
-            .find(
-              { customer_id: key.customer_id, account_id: { $in: key.account_ids } },
-              { account_id: 1, provider: 1, status: 1 },
-            )
-            .lean<Pick<ConnectionDocument, 'account_id' | 'provider' | 'status'>[]>(),
+      this.customers.findOne({ _id: key.customer_id }, { plan: 1 }).lean<Pick<CustomerDocument, 'plan'>>(),
+      findByIds<ConnectionDocument, ConnectionFields>(this.connections, key.account_ids, {
+        customer_id: 1,
+        provider: 1,
+        status: 1,
+      }),
     ]);
     if (customer === null) throw new StoreError('integrity', `key ${key.key_id} has no customer ${key.customer_id}`);
-    const planDoc = await this.plans.findOne({ name: customer.plan }).lean<Plan>();
+    const planDoc = await this.plans.findOne({ _id: customer.plan }).lean<Plan>();
     if (planDoc === null) throw new StoreError('integrity', `plan ${customer.plan} of ${key.customer_id} is missing`);
     const plan = toPlan(planDoc);
 
-    const byAccount = new Map(connections.map((c) => [c.account_id, c]));
+    // Only connections of the key's own customer count (spec 5.1 rule 3), whatever the key document says.
+    const byAccount = new Map(
+      connections.filter((c) => c.customer_id === key.customer_id).map((c) => [c._id, c] as const),
+    );
     const ordered = key.account_ids.flatMap((id) => {
       const found = byAccount.get(id);
-      return found === undefined
-        ? []
-        : [{ account_id: found.account_id, provider: found.provider, status: found.status }];
+      return found === undefined ? [] : [{ account_id: id, provider: found.provider, status: found.status }];
     });
     return {
       key_id: key.key_id,

@@ -2,6 +2,8 @@ import { Schema, type Connection, type Model } from 'mongoose';
 
 /** One document per key per calendar month (UTC). */
 export interface MonthlyUsageDocument {
+  /** `${key_id}:${month}` (monthlyUsageId): the limiter reads and writes it by `_id` (see natural-ids.ts). */
+  _id: string;
   key_id: string;
   /** 'YYYY-MM' in UTC. */
   month: string;
@@ -24,8 +26,14 @@ export interface MonthlyUsageDocument {
   updated_at: Date;
 }
 
+/** The `_id` of a key's month. Key ids and months never contain ':', so the pair reads back unambiguously. */
+export function monthlyUsageId(keyId: string, month: string): string {
+  return `${keyId}:${month}`;
+}
+
 const monthlyUsageSchema = new Schema<MonthlyUsageDocument>(
   {
+    _id: { type: String, required: true },
     key_id: { type: String, required: true },
     month: { type: String, required: true, match: /^\d{4}-(0[1-9]|1[0-2])$/ },
     used: { type: Number, required: true, default: 0 },

@@ -1,6 +1,6 @@
 import type { Connection, Model } from 'mongoose';
 import { documentLockFor, type DocumentLock } from './document-lock';
-import { monthlyUsageModel, type MonthlyUsageDocument } from './monthly-usage.model';
+import { monthlyUsageId, monthlyUsageModel, type MonthlyUsageDocument } from './monthly-usage.model';
 import { StoreError, isDuplicateKeyError, requireString } from './store-error';
 
 export interface MonthlyUsageRecord {
@@ -41,9 +41,9 @@ export class MonthlyUsageRepository {
     if (!(at instanceof Date) || Number.isNaN(at.getTime())) throw new StoreError('invalid_input', 'at must be a Date');
     if (!Number.isSafeInteger(n) || n < 1) throw new StoreError('invalid_input', 'n must be a positive integer');
     const month = usageMonth(at);
-    const update = { $inc: { used: n, [`days.${usageDay(at)}`]: n } };
+    const update = { $inc: { used: n, [`days.${usageDay(at)}`]: n }, $setOnInsert: { key_id: keyId, month } };
     const upsert = () =>
-      this.usage.findOneAndUpdate({ key_id: keyId, month }, update, { upsert: true, new: true }).lean();
+      this.usage.findOneAndUpdate({ _id: monthlyUsageId(keyId, month) }, update, { upsert: true, new: true }).lean();
     const doc = await this.lock.run(`monthly_usage:${keyId}:${month}`, async () => {
       try {
         return await upsert();
@@ -64,13 +64,16 @@ export class MonthlyUsageRepository {
   async carryOver(fromKeyId: string, toKeyId: string, month: string): Promise<void> {
     requireString(fromKeyId, 'key_id');
     requireString(toKeyId, 'key_id');
-    const source = await this.usage.findOne({ key_id: fromKeyId, month }).lean();
+    requireMonth(month);
+    const source = await this.usage.findOne({ _id: monthlyUsageId(fromKeyId, month) }).lean();
     if (!source || !source.used) return;
     await this.lock.run(`monthly_usage:${toKeyId}:${month}`, () =>
       this.usage.updateOne(
-        { key_id: toKeyId, month },
+        { _id: monthlyUsageId(toKeyId, month) },
         {
           $setOnInsert: {
+            key_id: toKeyId,
+            month,
             used: source.used,
             reserved: source.used,
             suggestions_used: source.suggestions_used ?? 0,
@@ -87,11 +90,15 @@ export class MonthlyUsageRepository {
   /** The key's usage in a month; zero when nothing was counted. */
   async get(keyId: string, month: string): Promise<MonthlyUsageRecord> {
     requireString(keyId, 'key_id');
-    if (typeof month !== 'string' || !MONTH_PATTERN.test(month)) {
-      throw new StoreError('invalid_input', 'month must be YYYY-MM');
-    }
-    const doc = await this.usage.findOne({ key_id: keyId, month }).lean();
+    requireMonth(month);
+    const doc = await this.usage.findOne({ _id: monthlyUsageId(keyId, month) }).lean();
     return toUsageRecord(doc, keyId, month);
+  }
+}
+
+function requireMonth(month: unknown): void {
+  if (typeof month !== 'string' || !MONTH_PATTERN.test(month)) {
+    throw new StoreError('invalid_input', 'month must be YYYY-MM');
   }
 }
 

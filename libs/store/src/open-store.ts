@@ -8,13 +8,17 @@ import type { CredentialCipher } from './credential-cipher';
 import { customerModel } from './customer.model';
 import { CustomerRepository } from './customer.repository';
 import { KeyDecisionLoader } from './key-decision.loader';
+import { rekeyLegacyDocuments } from './legacy-ids';
 import { monthlyUsageModel } from './monthly-usage.model';
 import { MonthlyUsageRepository } from './monthly-usage.repository';
 import { planModel } from './plan.model';
 import { PlanRepository } from './plan.repository';
 
 export interface OpenStoreOptions {
-  /** Create the declared indexes before returning (ARCHITECTURE "Data": indexes are created at start). */
+  /**
+   * Create the declared indexes before returning (ARCHITECTURE "Data": indexes are created at start), and re-key
+   * documents from before the natural ids (legacy-ids.ts).
+   */
   ensureIndexes?: boolean;
   /** Only services that seal or open platform credentials (portal-api, provider-proxy) pass one. */
   cipher?: CredentialCipher;
@@ -61,7 +65,10 @@ export async function openStore(uri: string, options: OpenStoreOptions = {}): Pr
   };
 }
 
-/** Creates every collection and declared index of the store on the connection (idempotent). */
+/**
+ * Creates every collection and declared index of the store on the connection, and gives documents written before
+ * the natural ids theirs (legacy-ids.ts). Idempotent.
+ */
 export async function ensureStoreIndexes(connection: Connection): Promise<void> {
   const models = [
     planModel(connection),
@@ -75,4 +82,5 @@ export async function ensureStoreIndexes(connection: Connection): Promise<void> 
     await model.init();
     await model.createIndexes();
   }
+  await rekeyLegacyDocuments(connection);
 }

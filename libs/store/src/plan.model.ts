@@ -30,8 +30,14 @@ export interface Plan {
 const positiveInteger = { type: Number, required: true, min: 1, validate: Number.isInteger };
 const wholeNumber = { type: Number, required: true, min: 0, validate: Number.isInteger };
 
-const planSchema = new Schema<Plan>(
+/** A plan as stored: its name is its `_id` too (see natural-ids.ts). */
+export interface PlanDocument extends Plan {
+  _id: PlanName;
+}
+
+const planSchema = new Schema<PlanDocument>(
   {
+    _id: { type: String, required: true, enum: PLAN_NAMES },
     name: { type: String, required: true, enum: PLAN_NAMES },
     providers: { type: [{ type: String, enum: PROVIDER_IDS }], required: true },
     rate_limit_rps: positiveInteger,
@@ -44,8 +50,9 @@ const planSchema = new Schema<Plan>(
   },
   { collection: 'plans', versionKey: false, timestamps: { createdAt: 'created_at', updatedAt: 'updated_at' } },
 );
-planSchema.index({ name: 1 }, { unique: true });
 
-export function planModel(connection: Connection): Model<Plan> {
-  return (connection.models.Plan as Model<Plan> | undefined) ?? connection.model<Plan>('Plan', planSchema);
+export function planModel(connection: Connection): Model<PlanDocument> {
+  return (
+    (connection.models.Plan as Model<PlanDocument> | undefined) ?? connection.model<PlanDocument>('Plan', planSchema)
+  );
 }

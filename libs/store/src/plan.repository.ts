@@ -1,10 +1,10 @@
 import type { Connection, Model } from 'mongoose';
 import { documentLockFor, type DocumentLock } from './document-lock';
 import { DEFAULT_PLANS } from './plan.defaults';
-import { PLAN_NAMES, planModel, type Plan, type PlanName } from './plan.model';
+import { PLAN_NAMES, planModel, type Plan, type PlanDocument, type PlanName } from './plan.model';
 
 export class PlanRepository {
-  private readonly plans: Model<Plan>;
+  private readonly plans: Model<PlanDocument>;
   private readonly lock: DocumentLock;
 
   constructor(connection: Connection) {
@@ -17,7 +17,7 @@ export class PlanRepository {
     await Promise.all(
       plans.map((plan) =>
         this.lock.run(`plans:${plan.name}`, () =>
-          this.plans.updateOne({ name: plan.name }, { $set: toPlan(plan) }, { upsert: true, runValidators: true }),
+          this.plans.updateOne({ _id: plan.name }, { $set: toPlan(plan) }, { upsert: true, runValidators: true }),
         ),
       ),
     );
@@ -26,7 +26,7 @@ export class PlanRepository {
 
   async findByName(name: string): Promise<Plan | null> {
     if (!isPlanName(name)) return null;
-    const doc = await this.plans.findOne({ name }).lean<Plan>();
+    const doc = await this.plans.findOne({ _id: name }).lean<Plan>();
     return doc === null ? null : toPlan(doc);
   }
 

@@ -1,3 +1,4 @@
+import { monthlyUsageId } from '@gateway/store';
 import type { Connection } from 'mongoose';
 import { dayOf } from './calendar';
 import type { UsageSnapshot } from './usage-counter';
@@ -12,6 +13,8 @@ export class FencedError extends Error {
 
 /** The fields of monthly_usage that the ledger writes (the store's MonthlyUsage model declares them all). */
 interface LedgerDocument {
+  /** monthlyUsageId(key_id, month): every read and write names it (see the store's natural-ids.ts). */
+  _id: string;
   key_id: string;
   month: string;
   used: number;
@@ -39,7 +42,11 @@ export interface UsageDelta {
 /**
  * Durable monthly usage with fencing. Every write names the owner's epoch (the revision of its partition lease),
  * so an owner that lost its lease cannot count for a key that a newer owner already opened. Only features that
- * MongoDB 7 and FerretDB 1.24 share: conditional findOneAndUpdate, $inc/$set/$setOnInsert, bulkWrite.
+ * MongoDB 7 and FerretDB 1.24 share: conditional findOneAndUpdate, $inc/$set/$setOnInsert/$max, bulkWrite.
+ *
+ * Documents are addressed by `_id`. FerretDB runs a filter in SQLite only when it is `_id` alone, so reads and the
+ * claim in open() use exactly that; the writes that must be conditional on the epoch (the fence) keep the
+ * condition, which MongoDB checks on the `_id` index and FerretDB by reading the collection.
  */
 export class UsageLedger {
   constructor(private readonly connection: Connection) {}
@@ -82,13 +89,27 @@ export class UsageLedger {
    * that died (reserved > used) is counted as used: its fate is unknown, and block mode must never over-admit.
    */
   async open(keyId: string, month: string, epoch: number, nowMs: number): Promise<UsageSnapshot> {
+    const id = monthlyUsageId(keyId, month);
     let doc: LedgerDocument | null;
     try {
+      // The claim: $max raises an older (or missing) epoch to ours and leaves a newer one as it is, in one atomic
+      // update on MongoDB; a newer epoch in the result means a newer owner holds the month. A claim that finds a
+      // newer epoch changes nothing, so FerretDB writes nothing (its whole-document writes could lose one of the
+      // newer owner's). The document's updated_at moves with the counts (flush), not with a claim.
       doc = await this.collection.findOneAndUpdate(
-        { key_id: keyId, month, $or: [{ epoch: { $exists: false } }, { epoch: { $lte: epoch } }] },
+        { _id: id },
         {
-          $set: { epoch, updated_at: new Date(nowMs) },
-          $setOnInsert: { used: 0, reserved: 0, suggestions_used: 0, days: {}, created_at: new Date(nowMs) },
+          $max: { epoch },
+          $setOnInsert: {
+            key_id: keyId,
+            month,
+            used: 0,
+            reserved: 0,
+            suggestions_used: 0,
+            days: {},
+            created_at: new Date(nowMs),
+            updated_at: new Date(nowMs),
+          },
         },
         { upsert: true, returnDocument: 'after' },
       );
@@ -96,13 +117,13 @@ export class UsageLedger {
       if ((error as { code?: number }).code === 11000) throw new FencedError(keyId);
       throw error;
     }
-    if (!doc) throw new FencedError(keyId);
+    if (!doc || doc.epoch !== epoch) throw new FencedError(keyId);
     const used = doc.used ?? 0;
     const reserved = doc.reserved ?? 0;
     if (reserved > used) {
       const lost = reserved - used;
       const result = await this.collection.updateOne(
-        { key_id: keyId, month, epoch },
+        { _id: id, epoch },
         { $inc: { used: lost, [`days.${dayOf(nowMs)}`]: lost } },
       );
       if (result.matchedCount === 0) throw new FencedError(keyId);
@@ -116,18 +137,19 @@ export class UsageLedger {
    * (unchanged when the quota is reached).
    */
   async reserve(keyId: string, month: string, epoch: number, want: number, quota: number): Promise<number> {
+    const id = monthlyUsageId(keyId, month);
     const grown = await this.collection.findOneAndUpdate(
-      { key_id: keyId, month, epoch, reserved: { $lte: quota - want } },
+      { _id: id, epoch, reserved: { $lte: quota - want } },
       { $inc: { reserved: want } },
       { returnDocument: 'after' },
     );
     if (grown) return grown.reserved;
-    const current = await this.collection.findOne({ key_id: keyId, month });
+    const current = await this.collection.findOne({ _id: id });
     if (!current || current.epoch !== epoch) throw new FencedError(keyId);
     const left = quota - current.reserved;
     if (left <= 0) return current.reserved;
     const rest = await this.collection.findOneAndUpdate(
-      { key_id: keyId, month, epoch, reserved: current.reserved },
+      { _id: id, epoch, reserved: current.reserved },
       { $inc: { reserved: left } },
       { returnDocument: 'after' },
     );
@@ -144,19 +166,18 @@ export class UsageLedger {
       const set: Record<string, unknown> = { updated_at: new Date(nowMs) };
       if (delta.releaseTo !== undefined) set.reserved = delta.releaseTo;
       return {
-        updateOne: { filter: { key_id: delta.keyId, month: delta.month, epoch }, update: { $inc: inc, $set: set } },
+        updateOne: {
+          filter: { _id: monthlyUsageId(delta.keyId, delta.month), epoch },
+          update: { $inc: inc, $set: set },
+        },
       };
     });
     const result = await this.collection.bulkWrite(operations, { ordered: false });
     if (result.matchedCount === deltas.length) return [];
     // Rare: find which keys a newer owner took, so only they are dropped.
-    const owned = await this.collection
-      .find(
-        { $or: deltas.map((delta) => ({ key_id: delta.keyId, month: delta.month, epoch })) },
-        { projection: { key_id: 1 } },
-      )
-      .toArray();
-    const ownedIds = new Set(owned.map((doc) => doc.key_id));
-    return deltas.filter((delta) => !ownedIds.has(delta.keyId)).map((delta) => delta.keyId);
+    const ids = deltas.map((delta) => monthlyUsageId(delta.keyId, delta.month));
+    const owned = await this.collection.find({ _id: { $in: ids }, epoch }, { projection: { _id: 1 } }).toArray();
+    const ownedIds = new Set(owned.map((doc) => doc._id));
+    return deltas.filter((_, i) => !ownedIds.has(ids[i]!)).map((delta) => delta.keyId);
   }
 }

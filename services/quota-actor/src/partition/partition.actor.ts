@@ -36,6 +36,7 @@ export interface PartitionActorDeps {
 type Span = Parameters<typeof setSafeAttributes>[0];
 
 const ANSWERED_BATCHES_KEPT = 4096;
+const FLUSH_GROUP = 50;
 
 const UNAVAILABLE: Verdict = { ok: false, code: 'service_unavailable', detail: 'the key could not be loaded' };
 
@@ -334,19 +335,23 @@ export class PartitionActor {
       if (release) usage.reserved = usage.used;
       if (usage.month !== month && !release) entry.usage = null; // a new month opens on the next request
     }
-    if (deltas.length === 0) return;
-    try {
-      const fencedKeys = await this.serialWrite(() =>
-        this.deps.ledger.flush(
-          deltas.map((item) => item.delta),
-          this.lease.epoch,
-          now,
-        ),
-      );
-      if (fencedKeys.length > 0) this.fenced();
-    } catch (error) {
-      for (const item of deltas) if (item.raw) item.entry.usage?.restore(item.raw);
-      this.deps.logger.error({ err: error, partition: this.partition }, 'usage flush failed; will retry');
+    // Written in groups: FerretDB 1.24 never answers one update command of 100 or more statements, and a group
+    // that fails is put back on its own, so a retry never counts the groups that were written twice.
+    for (let start = 0; start < deltas.length; start += FLUSH_GROUP) {
+      const group = deltas.slice(start, start + FLUSH_GROUP);
+      try {
+        const fencedKeys = await this.serialWrite(() =>
+          this.deps.ledger.flush(
+            group.map((item) => item.delta),
+            this.lease.epoch,
+            now,
+          ),
+        );
+        if (fencedKeys.length > 0) this.fenced();
+      } catch (error) {
+        for (const item of group) if (item.raw) item.entry.usage?.restore(item.raw);
+        this.deps.logger.error({ err: error, partition: this.partition }, 'usage flush failed; will retry');
+      }
     }
   }
 
