@@ -561,7 +561,7 @@ describe('portal-api - plan and usage', () => {
     expect(bad.status).toBe(400);
 
     async function waitForUsage(c: PortalClient, used: number): Promise<Usage> {
-      // The actor flushes counts to MongoDB every 100 ms.
+      // The actor writes counts to MongoDB every second (USAGE_FLUSH_MS).
       const deadline = Date.now() + 5000;
       for (;;) {
         const answer = await c.call<Usage>('GET', '/api/usage');

@@ -14,7 +14,22 @@ export interface DecisionBatch {
  * The owner answers with one verdict per request, in order, or refuses the whole batch when it is not (or no
  * longer) the partition's owner, so the caller retries and reaches the new owner.
  */
-export type DecisionBatchReply = { verdicts: Verdict[] } | { notOwner: true } | { expired: true };
+export type DecisionBatchReply =
+  /** `owner`: the node that decided, so the caller can send this partition's next batches to that node directly. */
+  { verdicts: Verdict[]; owner?: string } | { notOwner: true } | { expired: true };
+
+/**
+ * The batches of several partitions that one actor node owned at the caller's last look, in one message: with P
+ * partitions and few nodes, one message per node and event-loop turn instead of one per partition.
+ */
+export interface NodeBatch {
+  parts: { partition: number; batch: DecisionBatch }[];
+}
+
+/** One reply per part, in order; a part whose partition the node no longer owns says notOwner. */
+export interface NodeBatchReply {
+  parts: DecisionBatchReply[];
+}
 
 /** Key changes that the owner applies before it acknowledges (spec 3: revoke and rotate are immediate). */
 export type ControlMessage =
@@ -34,6 +49,16 @@ export const batchCodec = {
 export const batchReplyCodec = {
   encode: (reply: DecisionBatchReply): Uint8Array => json.encode(reply),
   decode: (data: Uint8Array): DecisionBatchReply => json.decode(data) as DecisionBatchReply,
+};
+
+export const nodeBatchCodec = {
+  encode: (batch: NodeBatch): Uint8Array => json.encode(batch),
+  decode: (data: Uint8Array): NodeBatch => json.decode(data) as NodeBatch,
+};
+
+export const nodeBatchReplyCodec = {
+  encode: (reply: NodeBatchReply): Uint8Array => json.encode(reply),
+  decode: (data: Uint8Array): NodeBatchReply => json.decode(data) as NodeBatchReply,
 };
 
 export const controlCodec = {

@@ -1,4 +1,10 @@
-export { DEFAULT_PARTITIONS, DEFAULT_SUBJECT_PREFIX, partitionOf, partitionSubjects } from './partitions';
+export {
+  DEFAULT_PARTITIONS,
+  DEFAULT_SUBJECT_PREFIX,
+  nodeDecideSubject,
+  partitionOf,
+  partitionSubjects,
+} from './partitions';
 export type { PartitionSubjects } from './partitions';
 export type {
   Intent,
@@ -12,10 +18,25 @@ export type {
   Reject,
   Verdict,
 } from './verdict';
-export { batchCodec, batchReplyCodec, controlCodec, controlReplyCodec } from './codec';
-export type { DecisionBatch, DecisionBatchReply, ControlMessage, ControlReply } from './codec';
+export {
+  batchCodec,
+  batchReplyCodec,
+  controlCodec,
+  controlReplyCodec,
+  nodeBatchCodec,
+  nodeBatchReplyCodec,
+} from './codec';
+export type {
+  DecisionBatch,
+  DecisionBatchReply,
+  NodeBatch,
+  NodeBatchReply,
+  ControlMessage,
+  ControlReply,
+} from './codec';
 export { DecisionClient } from './decision.client';
 export type { DecisionClientOptions } from './decision.client';
 export { KeyLifecycle } from './key-lifecycle';
 export type { KeyLifecycleDeps } from './key-lifecycle';
 export { rateLimitHeaders } from './rate-limit-headers';
+export { connectNats } from './nats.connection';

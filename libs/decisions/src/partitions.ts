@@ -20,3 +20,11 @@ export interface PartitionSubjects {
 export function partitionSubjects(prefix: string, partition: number): PartitionSubjects {
   return { decide: `${prefix}.p${partition}.decide`, control: `${prefix}.p${partition}.control` };
 }
+
+/**
+ * Where one actor node takes the batches of all the partitions it owns (NodeBatch). Node ids may hold dots or
+ * other characters that mean something in a subject; they become one plain token.
+ */
+export function nodeDecideSubject(prefix: string, nodeId: string): string {
+  return `${prefix}.node.${nodeId.replace(/[^A-Za-z0-9_-]/g, '_')}.decide`;
+}

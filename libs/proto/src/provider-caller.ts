@@ -7,12 +7,24 @@ export interface ResponseHeadInfo {
   headers: Record<string, string>;
 }
 
-/** Receives one platform answer as it streams: a head, body chunks, then exactly one end. */
+/**
+ * Receives one platform answer as it streams: a head, body chunks, then exactly one end; or, when the sink takes
+ * it and the answer came complete, one onWhole call instead of all three.
+ */
 export interface ResponseSink {
   onHead(head: ResponseHeadInfo): void;
   onChunk(chunk: Buffer): void;
   /** failure is set when the gateway could not obtain (all of) the platform's answer. */
   onEnd(failure?: Failure__Output): void;
+  onWhole?(head: ResponseHeadInfo, body: Buffer): void;
+}
+
+/** Hands a complete answer to a sink: in one call when it takes one, else as head, body and end. */
+export function deliverWhole(sink: ResponseSink, head: ResponseHeadInfo, body: Buffer): void {
+  if (sink.onWhole) return sink.onWhole(head, body);
+  sink.onHead(head);
+  if (body.length > 0) sink.onChunk(body);
+  sink.onEnd();
 }
 
 /** How edge-auth and mcp-server reach provider-proxy: unary calls or a multiplexed stream. */
@@ -33,6 +45,7 @@ export function callBuffered(caller: ProviderCaller, request: FetchRequest): Pro
     const chunks: Buffer[] = [];
     let head: ResponseHeadInfo | undefined;
     caller.call(request, {
+      onWhole: (value, body) => resolve({ head: value, body }),
       onHead: (value) => (head = value),
       onChunk: (chunk) => chunks.push(chunk),
       onEnd: (failure) =>

@@ -3,7 +3,7 @@ import type { ClientFrame } from './generated/gateway/provider/v1/ClientFrame';
 import type { FetchRequest } from './generated/gateway/provider/v1/FetchRequest';
 import type { ProviderProxyClient } from './generated/gateway/provider/v1/ProviderProxy';
 import type { ServerFrame__Output } from './generated/gateway/provider/v1/ServerFrame';
-import type { ProviderCaller, ResponseSink } from './provider-caller';
+import { deliverWhole, type ProviderCaller, type ResponseSink } from './provider-caller';
 import { createRawProviderProxyClient } from './provider-proxy.contract';
 
 interface InFlight {
@@ -23,7 +23,7 @@ const TIMEOUT = { code: 'platform_timeout', detail: 'the platform did not answer
 
 /**
  * Multiplexes requests over a few long-lived Exchange streams (PERFORMANCE.md: ~5-6x the throughput of one unary
- * call per request). Frames are correlated by id; each request has its own deadline; a broken stream fails only
+ * call per request). Frames are correlated by id; a small answer comes as one whole frame; each request has its own deadline; a broken stream fails only
  * its own requests and is reopened by the next call; a lane whose writes back up is avoided until it drains.
  */
 export class StreamProviderCaller implements ProviderCaller {
@@ -117,6 +117,16 @@ export class StreamProviderCaller implements ProviderCaller {
       case 'end':
         this.finish(frame.correlation_id, frame.end?.failure?.code ? frame.end.failure : undefined);
         break;
+      case 'whole': {
+        const { head, body } = frame.whole!;
+        this.forget(frame.correlation_id, entry);
+        deliverWhole(
+          entry.sink,
+          { status: head!.status, contentType: head!.content_type, headers: head!.headers },
+          body,
+        );
+        break;
+      }
     }
   }
 
@@ -131,17 +141,19 @@ export class StreamProviderCaller implements ProviderCaller {
     const entry = this.inFlight.get(id);
     if (!entry) return;
     entry.lane.stream?.write({ cancel: { correlation_id: id } });
-    clearTimeout(entry.timer);
-    entry.lane.inFlight.delete(id);
-    this.inFlight.delete(id);
+    this.forget(id, entry);
   }
 
   private finish(id: string, failure?: { code: string; detail: string }): void {
     const entry = this.inFlight.get(id);
     if (!entry) return;
+    this.forget(id, entry);
+    entry.sink.onEnd(failure);
+  }
+
+  private forget(id: string, entry: InFlight): void {
     clearTimeout(entry.timer);
     entry.lane.inFlight.delete(id);
     this.inFlight.delete(id);
-    entry.sink.onEnd(failure);
   }
 }

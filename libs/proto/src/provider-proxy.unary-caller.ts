@@ -1,6 +1,6 @@
 import { Metadata, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import type { ProviderProxyClient } from './generated/gateway/provider/v1/ProviderProxy';
-import type { ProviderCaller } from './provider-caller';
+import { deliverWhole, type ProviderCaller } from './provider-caller';
 import { grpcFailure } from './grpc-failure';
 import { createRawProviderProxyClient } from './provider-proxy.contract';
 
@@ -23,9 +23,11 @@ export class UnaryProviderCaller implements ProviderCaller {
         sink.onEnd(response.failure);
         return;
       }
-      sink.onHead({ status: response.status, contentType: response.content_type, headers: response.headers });
-      if (response.body.length > 0) sink.onChunk(response.body);
-      sink.onEnd();
+      deliverWhole(
+        sink,
+        { status: response.status, contentType: response.content_type, headers: response.headers },
+        response.body,
+      );
     });
     return { cancel: () => call.cancel() };
   }

@@ -1,4 +1,4 @@
-import { DecisionClient } from '@gateway/decisions';
+import { connectNats, DecisionClient } from '@gateway/decisions';
 import { StreamProviderCaller, UnaryProviderCaller, type ProviderCaller } from '@gateway/proto';
 import { createClientAddressResolver, hashApiKey, isWellFormedApiKey } from '@gateway/store';
 import { createCounter, createMetrics, httpRequestDuration, metricsHandler, type Logger } from '@gateway/telemetry';
@@ -6,7 +6,7 @@ import { metadataHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/
 import express from 'express';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { connect, type NatsConnection } from 'nats';
+import type { NatsConnection } from 'nats';
 import { API_KEYS_ONLY, type AccessTokenVerifier } from './auth/access-token.verifier';
 import { protectedResourceMetadata, type ProtectedResource } from './auth/protected-resource';
 import type { Config } from './config';
@@ -43,7 +43,7 @@ export async function startMcpService(
     labelNames: ['tool', 'outcome'],
   });
 
-  const nc: NatsConnection = await connect({ servers: config.NATS_URL, name: 'mcp-server' });
+  const nc: NatsConnection = await connectNats(config.NATS_URL, 'mcp-server');
   const decisions = new DecisionClient(nc, {
     partitions: config.PARTITIONS,
     subjectPrefix: config.SUBJECT_PREFIX,

@@ -141,7 +141,7 @@ export interface CollectedAnswer {
   chunks: Buffer[];
   body: Buffer;
   failure: { code: string; detail: string } | null;
-  /** Frame kinds in arrival order, e.g. head, chunk, chunk, end. */
+  /** Frame kinds in arrival order, e.g. head, chunk, chunk, end, or just whole. */
   kinds: string[];
 }
 
@@ -180,7 +180,11 @@ export class ExchangeClient {
     answer.kinds.push(frame.kind ?? 'none');
     if (frame.head) answer.head = frame.head;
     if (frame.chunk) answer.chunks.push(frame.chunk);
-    if (frame.kind === 'end') {
+    if (frame.whole) {
+      answer.head = frame.whole.head ?? undefined;
+      answer.chunks.push(frame.whole.body);
+    }
+    if (frame.kind === 'end' || frame.kind === 'whole') {
       answer.failure = frame.end?.failure ?? null;
       answer.body = Buffer.concat(answer.chunks);
       this.answers.delete(frame.correlation_id);

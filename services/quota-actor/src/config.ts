@@ -25,8 +25,12 @@ export const ConfigSchema = z.object({
   LEASE_MARGIN_MS: durationMsFromEnv(100),
   /** How often free or expired partitions are looked for (held leases are renewed at half their life). */
   OWNERSHIP_TICK_MS: durationMsFromEnv(100),
-  /** How often counted usage is written to MongoDB (bounds what a crash can lose in metered mode). */
-  USAGE_FLUSH_MS: durationMsFromEnv(100),
+  /**
+   * How often counted usage is written to MongoDB: one update per key used since the last write, so the cost
+   * follows the active keys, not the request rate. It bounds what a crash can lose in metered mode (counts of at
+   * most this long, in the customer's favour); block mode never depends on it (reservations are written first).
+   */
+  USAGE_FLUSH_MS: durationMsFromEnv(1000),
   /** How long an unknown key hash is remembered before MongoDB is asked again. */
   NEGATIVE_CACHE_MS: durationMsFromEnv(5000),
   /** Known keys are re-read in the background after this long, behind the portal's key_changed messages. */

@@ -1,9 +1,9 @@
-import type { Verdict } from '@gateway/decisions';
+import { connectNats, type Verdict } from '@gateway/decisions';
 import { openStore, KeyDecisionLoader, type Store } from '@gateway/store';
 import { createCounter, createMetrics, metricsHandler, type Logger } from '@gateway/telemetry';
 import { Gauge } from 'prom-client';
 import { createServer, type Server } from 'node:http';
-import { connect, type NatsConnection } from 'nats';
+import type { NatsConnection } from 'nats';
 import type { Config } from './config';
 import { UsageLedger } from './limits/usage-ledger';
 import { ActorNode } from './ownership/actor.node';
@@ -29,7 +29,7 @@ export async function startQuotaActor(config: Config, logger: Logger): Promise<Q
   });
 
   const store: Store = await openStore(config.MONGODB_URI, { ensureIndexes: true });
-  const nc: NatsConnection = await connect({ servers: config.NATS_URL, name: `quota-actor ${config.NODE_ID}` });
+  const nc: NatsConnection = await connectNats(config.NATS_URL, `quota-actor ${config.NODE_ID}`);
   const node = new ActorNode(
     {
       nodeId: config.NODE_ID,

@@ -9,6 +9,7 @@ import type { FetchResponse as _gateway_provider_v1_FetchResponse, FetchResponse
 import type { ProviderProxyClient as _gateway_provider_v1_ProviderProxyClient, ProviderProxyDefinition as _gateway_provider_v1_ProviderProxyDefinition } from './gateway/provider/v1/ProviderProxy';
 import type { ResponseEnd as _gateway_provider_v1_ResponseEnd, ResponseEnd__Output as _gateway_provider_v1_ResponseEnd__Output } from './gateway/provider/v1/ResponseEnd';
 import type { ResponseHead as _gateway_provider_v1_ResponseHead, ResponseHead__Output as _gateway_provider_v1_ResponseHead__Output } from './gateway/provider/v1/ResponseHead';
+import type { ResponseWhole as _gateway_provider_v1_ResponseWhole, ResponseWhole__Output as _gateway_provider_v1_ResponseWhole__Output } from './gateway/provider/v1/ResponseWhole';
 import type { ServerFrame as _gateway_provider_v1_ServerFrame, ServerFrame__Output as _gateway_provider_v1_ServerFrame__Output } from './gateway/provider/v1/ServerFrame';
 
 type SubtypeConstructor<Constructor extends new (...args: any) => any, Subtype> = {
@@ -27,6 +28,7 @@ export interface ProtoGrpcType {
         ProviderProxy: SubtypeConstructor<typeof grpc.Client, _gateway_provider_v1_ProviderProxyClient> & { service: _gateway_provider_v1_ProviderProxyDefinition }
         ResponseEnd: MessageTypeDefinition<_gateway_provider_v1_ResponseEnd, _gateway_provider_v1_ResponseEnd__Output>
         ResponseHead: MessageTypeDefinition<_gateway_provider_v1_ResponseHead, _gateway_provider_v1_ResponseHead__Output>
+        ResponseWhole: MessageTypeDefinition<_gateway_provider_v1_ResponseWhole, _gateway_provider_v1_ResponseWhole__Output>
         ServerFrame: MessageTypeDefinition<_gateway_provider_v1_ServerFrame, _gateway_provider_v1_ServerFrame__Output>
       }
     }

@@ -6,7 +6,7 @@ import {
   type Verdict,
 } from '@gateway/decisions';
 import { requestIdOf, sendProblem, toGatewayCode, wasNotForwarded } from '@gateway/errors';
-import type { ProviderCaller } from '@gateway/proto';
+import type { ProviderCaller, ResponseSink } from '@gateway/proto';
 import { hashApiKey, isWellFormedApiKey } from '@gateway/store';
 import { setSafeAttributes, type Logger } from '@gateway/telemetry';
 import { context, propagation, trace, type Span } from '@opentelemetry/api';
@@ -110,6 +110,61 @@ function forward(
   propagation.inject(context.active(), traceContext);
   let headSent = false;
   let out: NodeJS.WritableStream = res;
+  const sink: ResponseSink = {
+    onHead(head) {
+      headSent = true;
+      const responseHeaders: Record<string, string> = { ...headers, 'Content-Type': head.contentType };
+      const length = Number(head.headers['content-length'] ?? Number.NaN);
+      if (acceptsGzip(req) && !(length < deps.gzipMinBytes)) {
+        responseHeaders['Content-Encoding'] = 'gzip';
+        responseHeaders['Vary'] = 'Accept-Encoding';
+        const gzip = createGzip({ level: 4 });
+        gzip.pipe(res);
+        out = gzip;
+      } else if (Number.isFinite(length)) {
+        responseHeaders['Content-Length'] = String(length);
+      }
+      res.writeHead(head.status, responseHeaders);
+    },
+    onChunk(chunk) {
+      out.write(chunk);
+    },
+    onEnd(failure) {
+      if (!failure) {
+        out.end();
+        return;
+      }
+      if (wasNotForwarded(failure.code)) {
+        deps.decisions.refund(keyHash).catch((error: unknown) => deps.logger.warn({ err: error }, 'refund failed'));
+      }
+      if (headSent) {
+        // The answer broke after it started: cut the connection so the client sees an incomplete body.
+        res.destroy();
+        return;
+      }
+      sendProblem(res, toGatewayCode(failure.code), requestId, {
+        detail: failure.detail,
+        headers,
+        ...(failure.code === 'platform_busy' || failure.code === 'service_unavailable' ? { retryAfterSeconds: 1 } : {}),
+      });
+    },
+    onWhole(head, body) {
+      if (acceptsGzip(req) && body.length >= deps.gzipMinBytes) {
+        sink.onHead({ ...head, headers: { ...head.headers, 'content-length': String(body.length) } });
+        sink.onChunk(body);
+        sink.onEnd();
+        return;
+      }
+      // The common case: headers and body leave in one write.
+      headSent = true;
+      res.writeHead(head.status, {
+        ...headers,
+        'Content-Type': head.contentType,
+        'Content-Length': String(body.length),
+      });
+      res.end(body);
+    },
+  };
   const handle = deps.caller.call(
     {
       request_id: requestId,
@@ -121,47 +176,7 @@ function forward(
       trace_context: traceContext,
       key_id: verdict.keyId,
     },
-    {
-      onHead(head) {
-        headSent = true;
-        const responseHeaders: Record<string, string> = { ...headers, 'Content-Type': head.contentType };
-        const length = Number(head.headers['content-length'] ?? Number.NaN);
-        if (acceptsGzip(req) && !(length < deps.gzipMinBytes)) {
-          responseHeaders['Content-Encoding'] = 'gzip';
-          responseHeaders['Vary'] = 'Accept-Encoding';
-          const gzip = createGzip({ level: 4 });
-          gzip.pipe(res);
-          out = gzip;
-        } else if (Number.isFinite(length)) {
-          responseHeaders['Content-Length'] = String(length);
-        }
-        res.writeHead(head.status, responseHeaders);
-      },
-      onChunk(chunk) {
-        out.write(chunk);
-      },
-      onEnd(failure) {
-        if (!failure) {
-          out.end();
-          return;
-        }
-        if (wasNotForwarded(failure.code)) {
-          deps.decisions.refund(keyHash).catch((error: unknown) => deps.logger.warn({ err: error }, 'refund failed'));
-        }
-        if (headSent) {
-          // The answer broke after it started: cut the connection so the client sees an incomplete body.
-          res.destroy();
-          return;
-        }
-        sendProblem(res, toGatewayCode(failure.code), requestId, {
-          detail: failure.detail,
-          headers,
-          ...(failure.code === 'platform_busy' || failure.code === 'service_unavailable'
-            ? { retryAfterSeconds: 1 }
-            : {}),
-        });
-      },
-    },
+    sink,
   );
   res.on('close', () => {
     if (!res.writableFinished) handle.cancel();

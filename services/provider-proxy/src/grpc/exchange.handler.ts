@@ -1,6 +1,6 @@
 import { ROOT_CONTEXT } from '@opentelemetry/api';
 import type { handleBidiStreamingCall, ServerDuplexStream } from '@grpc/grpc-js';
-import type { ClientFrame__Output, FetchRequest__Output, ServerFrame } from '@gateway/proto';
+import type { ClientFrame__Output, FetchRequest__Output, ResponseHead, ServerFrame } from '@gateway/proto';
 import type { Logger } from '@gateway/telemetry';
 import type { ProxyMetrics } from '../ops/proxy.metrics';
 import { failure, type ProxyFailure } from '../proxy/proxy-failure';
@@ -9,6 +9,9 @@ import { FrameWriter } from './frame.writer';
 
 /** Largest body chunk per frame: keeps frames of other requests on the same stream from waiting long. */
 export const MAX_CHUNK_BYTES = 64 * 1024;
+
+/** Answers whose body ends within this many bytes travel as one whole frame. */
+export const WHOLE_FRAME_MAX_BYTES = MAX_CHUNK_BYTES;
 
 type ExchangeCall = ServerDuplexStream<ClientFrame__Output, ServerFrame>;
 
@@ -50,8 +53,8 @@ export class ExchangeStreams {
 }
 
 /**
- * One Exchange stream: many requests in flight, each answered by head, chunks (at most 64 KiB) and end
- * frames carrying its correlation id. A Cancel frame aborts that request's platform call; a broken stream
+ * One Exchange stream: many requests in flight, each answered by one whole frame, or by head, chunks (at most
+ * 64 KiB) and end frames, carrying its correlation id. A Cancel frame aborts that request's platform call; a broken stream
  * aborts all of them.
  */
 class ExchangeSession {
@@ -149,7 +152,17 @@ class ExchangeSession {
   }
 }
 
+/**
+ * Frames of one request. The head and the first 64 KiB of body are held back: an answer that ends within them goes
+ * out as one whole frame (most platform answers are small and arrive at once); a longer one streams as head, chunks
+ * and end. A failure before anything went out is then a clean error rather than a broken answer.
+ */
 class ExchangeSink implements ResponseSink {
+  private heldHead: ResponseHead | undefined;
+  private held: Buffer[] = [];
+  private heldBytes = 0;
+  private streaming = false;
+
   constructor(
     private readonly id: string,
     private readonly writer: FrameWriter,
@@ -157,25 +170,42 @@ class ExchangeSink implements ResponseSink {
   ) {}
 
   head(head: { status: number; contentType: string; headers: Record<string, string> }): void {
-    void this.send({
-      correlation_id: this.id,
-      head: { status: head.status, content_type: head.contentType, headers: head.headers },
-    });
+    this.heldHead = { status: head.status, content_type: head.contentType, headers: head.headers };
   }
 
   async write(chunk: Buffer): Promise<void> {
-    for (let offset = 0; offset < chunk.length; offset += MAX_CHUNK_BYTES) {
-      if (this.signal.aborted) return;
-      await this.send({ correlation_id: this.id, chunk: chunk.subarray(offset, offset + MAX_CHUNK_BYTES) });
+    if (!this.streaming) {
+      if (this.heldBytes + chunk.length <= WHOLE_FRAME_MAX_BYTES) {
+        this.held.push(chunk);
+        this.heldBytes += chunk.length;
+        return;
+      }
+      this.streaming = true;
+      if (this.heldHead) await this.send({ correlation_id: this.id, head: this.heldHead });
+      await this.sendChunks(Buffer.concat([...this.held.splice(0), chunk]));
+      return;
     }
+    await this.sendChunks(chunk);
   }
 
   end(): void {
+    if (!this.streaming && this.heldHead) {
+      const body = this.held.length === 1 ? this.held[0]! : Buffer.concat(this.held);
+      void this.send({ correlation_id: this.id, whole: { head: this.heldHead, body } });
+      return;
+    }
     void this.send({ correlation_id: this.id, end: { failure: null } });
   }
 
   fail(problem: ProxyFailure): void {
     void this.send({ correlation_id: this.id, end: { failure: problem } });
+  }
+
+  private async sendChunks(body: Buffer): Promise<void> {
+    for (let offset = 0; offset < body.length; offset += MAX_CHUNK_BYTES) {
+      if (this.signal.aborted) return;
+      await this.send({ correlation_id: this.id, chunk: body.subarray(offset, offset + MAX_CHUNK_BYTES) });
+    }
   }
 
   private async send(frame: ServerFrame): Promise<void> {

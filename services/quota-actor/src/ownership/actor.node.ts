@@ -1,7 +1,13 @@
-import type { Verdict } from '@gateway/decisions';
+import {
+  nodeBatchCodec,
+  nodeBatchReplyCodec,
+  nodeDecideSubject,
+  type DecisionBatchReply,
+  type Verdict,
+} from '@gateway/decisions';
 import type { KeyDecisionLoader } from '@gateway/store';
-import type { Logger } from '@gateway/telemetry';
-import type { NatsConnection } from 'nats';
+import { withConsumerSpan, type Logger } from '@gateway/telemetry';
+import type { Msg, NatsConnection, Subscription } from 'nats';
 import type { UsageLedger } from '../limits/usage-ledger';
 import { PartitionActor } from '../partition/partition.actor';
 import { LeaseTable } from './lease-table';
@@ -44,6 +50,7 @@ export class ActorNode {
   private flushTimer?: NodeJS.Timeout;
   private evictTimer?: NodeJS.Timeout;
   private ticking: Promise<void> = Promise.resolve();
+  private nodeSubscription?: Subscription;
   private flushing = false;
   private stopping = false;
   private readonly offset: number;
@@ -74,6 +81,10 @@ export class ActorNode {
       nodeId: this.options.nodeId,
       ttlMs: this.options.leaseTtlMs * 2,
     });
+    const nodeSubject = nodeDecideSubject(this.options.subjectPrefix, this.options.nodeId);
+    this.nodeSubscription = this.deps.nc.subscribe(nodeSubject, {
+      callback: (_error, msg) => void this.decideNodeBatch(msg),
+    });
     await this.tick();
     this.tickTimer = setInterval(() => {
       this.ticking = this.ticking.then(() => this.tick()).catch((error: unknown) => this.logTickError(error));
@@ -91,9 +102,28 @@ export class ActorNode {
     clearInterval(this.tickTimer);
     clearInterval(this.flushTimer);
     clearInterval(this.evictTimer);
+    // Callers then use the partition subjects, which stay served until each partition is handed over.
+    this.nodeSubscription?.unsubscribe();
     await this.ticking;
     await Promise.all([...this.actors.keys()].map((partition) => this.handOver(partition)));
     await this.members.leave();
+  }
+
+  /**
+   * The batches of several partitions in one message (DecisionClient sends them to the node that last answered
+   * for them): each goes into its partition's queue; a partition not held here answers notOwner.
+   */
+  private decideNodeBatch(msg: Msg): Promise<void> {
+    return withConsumerSpan(`${this.options.subjectPrefix} node decide`, msg, async (span) => {
+      const { parts } = nodeBatchCodec.decode(msg.data);
+      const replies = await Promise.all(
+        parts.map(({ partition, batch }): Promise<DecisionBatchReply> => {
+          const actor = this.actors.get(partition);
+          return actor ? actor.decideInQueue(batch, span) : Promise.resolve({ notOwner: true });
+        }),
+      );
+      msg.respond(nodeBatchReplyCodec.encode({ parts: replies }));
+    }).catch((error: unknown) => this.deps.logger.error({ err: error }, 'node batch failed'));
   }
 
   private logTickError(error: unknown): void {
@@ -156,6 +186,7 @@ export class ActorNode {
       }
       const actor = new PartitionActor(lease, {
         nc: this.deps.nc,
+        nodeId: this.options.nodeId,
         subjectPrefix: this.options.subjectPrefix,
         loader: this.deps.loader,
         ledger: this.deps.ledger,

@@ -5,6 +5,8 @@ import {
   controlReplyCodec,
   partitionSubjects,
   type ControlMessage,
+  type DecisionBatch,
+  type DecisionBatchReply,
   type DecisionRequest,
   type Verdict,
 } from '@gateway/decisions';
@@ -20,6 +22,8 @@ import { decideForKey, type UsageAccess } from './key-decider';
 
 export interface PartitionActorDeps {
   nc: NatsConnection;
+  /** Named in every answer, so callers send this partition's next batches to the node's own subject. */
+  nodeId: string;
   subjectPrefix: string;
   loader: Pick<KeyDecisionLoader, 'loadDecisionRecord'>;
   ledger: UsageLedger;
@@ -58,7 +62,7 @@ export class PartitionActor {
   private stopped = false;
   private periodicFlushRunning = false;
   /** Answers of recent batches by batch id, oldest first (Map keeps insertion order). */
-  private readonly answeredBatches = new Map<string, Uint8Array>();
+  private readonly answeredBatches = new Map<string, DecisionBatchReply>();
   private readonly usageAccess: UsageAccess;
 
   constructor(
@@ -118,47 +122,61 @@ export class PartitionActor {
 
   /** The batch is one CONSUMER span (child of the edge's producer span, from the message headers). */
   private onDecide(msg: Msg): Promise<void> {
-    return withConsumerSpan(`${this.deps.subjectPrefix} decide`, msg, (span) => this.decideBatch(msg, span), {
-      'gateway.partition': this.partition,
+    return withConsumerSpan(
+      `${this.deps.subjectPrefix} decide`,
+      msg,
+      async (span) => {
+        msg.respond(batchReplyCodec.encode(await this.decideBatch(batchCodec.decode(msg.data), span)));
+      },
+      { 'gateway.partition': this.partition },
+    );
+  }
+
+  /**
+   * One part of a node batch (ActorNode): decided in this partition's queue, exactly like a batch that came on the
+   * partition's own subject. A part that fails unexpectedly is refused as not owned, so the caller asks again on the
+   * partition subject rather than waiting for a timeout.
+   */
+  decideInQueue(batch: DecisionBatch, span: Span): Promise<DecisionBatchReply> {
+    return new Promise((resolve) => {
+      this.enqueue(() =>
+        this.decideBatch(batch, span).then(resolve, (error: unknown) => {
+          resolve({ notOwner: true });
+          throw error;
+        }),
+      );
     });
   }
 
-  private async decideBatch(msg: Msg, batchSpan: Span): Promise<void> {
+  private async decideBatch(
+    { requests, expiresAt, batchId }: DecisionBatch,
+    batchSpan: Span,
+  ): Promise<DecisionBatchReply> {
     if (!this.owns()) {
       setSafeAttributes(batchSpan, { 'gateway.not_owner': true });
-      msg.respond(batchReplyCodec.encode({ notOwner: true }));
-      return;
+      return { notOwner: true };
     }
-    const { requests, expiresAt, batchId } = batchCodec.decode(msg.data);
     const answered = batchId === undefined ? undefined : this.answeredBatches.get(batchId);
-    if (answered) {
-      // A repeated attempt (its first answer was late): the same verdicts, nothing counted again.
-      msg.respond(answered);
-      return;
-    }
+    // A repeated attempt (its first answer was late, or went to a node that lost the partition): the same
+    // verdicts, nothing counted again.
+    if (answered) return answered;
     setSafeAttributes(batchSpan, { 'messaging.batch.message_count': requests.length });
     if (expiresAt !== undefined && Date.now() > expiresAt) {
       // The caller stopped waiting (overload): deciding now would count requests nobody will send.
       setSafeAttributes(batchSpan, { 'gateway.expired': true });
-      msg.respond(batchReplyCodec.encode({ expired: true }));
-      return;
+      return { expired: true };
     }
     const verdicts: Verdict[] = [];
     await this.preload(requests);
-    if (expiresAt !== undefined && Date.now() > expiresAt) {
-      msg.respond(batchReplyCodec.encode({ expired: true }));
-      return;
-    }
-    for (const request of requests) verdicts.push(await this.tracedDecision(msg.subject, request));
-    if (Date.now() >= this.lease.validUntil) {
-      // The lease ran out while we worked: do not let the caller act on verdicts a new owner may contradict.
-      // (A clean stop keeps the lease until its usage is written, so its last batches are still answered.)
-      msg.respond(batchReplyCodec.encode({ notOwner: true }));
-      return;
-    }
-    const reply = batchReplyCodec.encode({ verdicts });
+    if (expiresAt !== undefined && Date.now() > expiresAt) return { expired: true };
+    const subject = partitionSubjects(this.deps.subjectPrefix, this.partition).decide;
+    for (const request of requests) verdicts.push(await this.tracedDecision(subject, request));
+    // The lease ran out while we worked: do not let the caller act on verdicts a new owner may contradict.
+    // (A clean stop keeps the lease until its usage is written, so its last batches are still answered.)
+    if (Date.now() >= this.lease.validUntil) return { notOwner: true };
+    const reply: DecisionBatchReply = { verdicts, owner: this.deps.nodeId };
     if (batchId !== undefined) this.rememberAnswer(batchId, reply);
-    msg.respond(reply);
+    return reply;
   }
 
   private async preload(requests: DecisionRequest[]): Promise<void> {
@@ -355,7 +373,7 @@ export class PartitionActor {
     }
   }
 
-  private rememberAnswer(batchId: string, reply: Uint8Array): void {
+  private rememberAnswer(batchId: string, reply: DecisionBatchReply): void {
     this.answeredBatches.set(batchId, reply);
     // Attempts of one batch come within the caller's decision budget (seconds); a few thousand answers cover it.
     if (this.answeredBatches.size > ANSWERED_BATCHES_KEPT) {
