@@ -63,3 +63,26 @@ export { KeyDecisionLoader } from './key-decision.loader';
 export type { KeyDecisionRecord, KeyDecisionConnection } from './key-decision.loader';
 
 export { PortalSessionRepository, type PortalSession, type PendingGrant } from './portal-session.repository';
+
+export { hashPassword, verifyPassword, verifyAgainstDummy, DEFAULT_SCRYPT } from './password.hasher';
+export type { ScryptParams } from './password.hasher';
+export { SignInThrottle } from './sign-in.throttle';
+
+export { OAUTH_TOKEN_KINDS } from './oauth-grant.model';
+export type { OAuthTokenKind } from './oauth-grant.model';
+export {
+  OAuthGrantRepository,
+  OAUTH_CODE_PREFIX,
+  OAUTH_ACCESS_TOKEN_PREFIX,
+  OAUTH_REFRESH_TOKEN_PREFIX,
+  hashOAuthSecret,
+  newOAuthFamilyId,
+} from './oauth-grant.repository';
+export type {
+  OAuthGrant,
+  OAuthCodeGrant,
+  OAuthTokenRecord,
+  IssuedOAuthTokens,
+  TakenCode,
+  RotatedRefresh,
+} from './oauth-grant.repository';

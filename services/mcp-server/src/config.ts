@@ -21,6 +21,17 @@ export const ConfigSchema = z
     PUBLIC_URL: httpUrl.optional(),
     /** Issuer URL of the OAuth authorization server named in the protected-resource metadata (spec 5.3). */
     AUTHORIZATION_SERVER_URL: httpUrl.optional(),
+    /**
+     * The database oauth-server writes its tokens to. With it, OAuth access tokens (spec 5.3) are accepted: looked
+     * up by their SHA-256. Without it only API keys are. Required in production when AUTHORIZATION_SERVER_URL is set.
+     */
+    MONGODB_URI: z.string().min(1).optional(),
+    /**
+     * How long an accepted access token is remembered before it is looked up again: the delay before a token
+     * revoked at oauth-server's /revoke stops working (spec 3 allows MCP a minute). Revoking the key in the portal
+     * is immediate regardless. 0 looks up every request.
+     */
+    OAUTH_TOKEN_CACHE_MS: z.coerce.number().int().min(0).max(60_000).default(30_000),
     /** Scopes announced in WWW-Authenticate and the protected-resource metadata. */
     OAUTH_SCOPES: listFromEnv(['data:read']),
     /**
@@ -76,6 +87,13 @@ export const ConfigSchema = z
   .superRefine((config, ctx) => {
     if (config.NODE_ENV === 'production' && !config.PUBLIC_URL) {
       ctx.addIssue({ code: 'custom', path: ['PUBLIC_URL'], message: 'is required in production' });
+    }
+    if (config.NODE_ENV === 'production' && config.AUTHORIZATION_SERVER_URL && !config.MONGODB_URI) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['MONGODB_URI'],
+        message: 'is required with AUTHORIZATION_SERVER_URL in production (OAuth access tokens are looked up there)',
+      });
     }
     if (config.MCP_ANONYMOUS_KEY !== undefined && config.NODE_ENV !== 'test') {
       ctx.addIssue({ code: 'custom', path: ['MCP_ANONYMOUS_KEY'], message: 'is only accepted when NODE_ENV=test' });

@@ -1,8 +1,7 @@
 import type { KeyLifecycle } from '@gateway/decisions';
 import type { VideoAdsApp } from '@gateway/platform-grants';
-import type { PortalSessionRepository, Store } from '@gateway/store';
+import type { PortalSessionRepository, SignInThrottle, Store } from '@gateway/store';
 import type { Request } from 'express';
-import type { SignInThrottle } from './auth/sign-in.throttle';
 import type { CookieSettings } from './http/cookies';
 
 /** Everything the portal's handlers use, passed in so tests can build the server on other pieces. */

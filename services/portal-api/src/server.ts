@@ -1,6 +1,12 @@
 import { DecisionClient, KeyLifecycle } from '@gateway/decisions';
 import { requestIdOf } from '@gateway/errors';
-import { CredentialCipher, createClientAddressResolver, openStore, PortalSessionRepository } from '@gateway/store';
+import {
+  CredentialCipher,
+  createClientAddressResolver,
+  openStore,
+  PortalSessionRepository,
+  SignInThrottle,
+} from '@gateway/store';
 import type { Logger } from '@gateway/telemetry';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { createServer, type Server } from 'node:http';
@@ -9,7 +15,6 @@ import { connect, type NatsConnection } from 'nats';
 import type { z } from 'zod';
 import { authRoutes } from './auth/auth.routes';
 import { csrfGuard } from './auth/csrf.guard';
-import { SignInThrottle } from './auth/sign-in.throttle';
 import type { Config } from './config';
 import { connectionRoutes } from './connections/connections.routes';
 import { invalidRequest, type ApiRoute, type SignedIn } from './http/api-route';

@@ -1,4 +1,4 @@
-import { StoreError, type CustomerRecord } from '@gateway/store';
+import { hashPassword, StoreError, verifyAgainstDummy, verifyPassword, type CustomerRecord } from '@gateway/store';
 import { z } from 'zod';
 import { defineRoute, signedIn, type ApiRoute } from '../http/api-route';
 import { InstantSchema, PlanNameSchema } from '../http/api.schemas';
@@ -6,7 +6,6 @@ import { clearCookie, cookieNames, setCookie } from '../http/cookies';
 import { PortalError } from '../http/portal-problem';
 import type { PortalDeps } from '../portal.deps';
 import { issueCsrfToken } from './csrf.guard';
-import { hashPassword, verifyAgainstDummy, verifyPassword } from './password.hasher';
 
 const EmailSchema = z.email('must be an email address').max(320).toLowerCase();
 // NIST SP 800-63B: length over composition rules; the upper bound keeps scrypt's input reasonable.
