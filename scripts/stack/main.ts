@@ -13,7 +13,9 @@ async function main(): Promise<void> {
 Data gateway is running.
 
   REST gateway   ${urls.rest}
-  MCP endpoint   ${urls.mcp}   (Authorization: Bearer <key>)
+  MCP endpoint   ${urls.mcp}   (Authorization: Bearer <key>, or OAuth sign-in)
+  OAuth server   ${urls.oauth}   (issuer; assistants sign in with a portal account)
+  Portal         ${urls.portal}
   Sandbox        ${urls.sandbox}   (the platforms' stand-in)
   Metrics        ${urls.edge_metrics}  ${urls.mcp_metrics}  ${urls.quota_actor_metrics}  ${urls.provider_proxy_metrics}
 

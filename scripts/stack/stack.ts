@@ -1,5 +1,5 @@
 import { CredentialCipher, openStore } from '@gateway/store';
-import { ensureMongo, ensureNats, repoRoot, startService, type RunningService } from '@gateway/testing';
+import { ensureMongo, ensureNats, freePort, repoRoot, startService, type RunningService } from '@gateway/testing';
 import { createHash } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
@@ -36,6 +36,7 @@ const FIXED_PORTS = {
   'edge-auth': { PORT: '8080' },
   'mcp-server': { PORT: '8081' },
   'portal-api': { PORT: '8082' },
+  'oauth-server': { PORT: '8083' },
 } as const;
 
 type ServiceName = keyof typeof FIXED_PORTS;
@@ -73,10 +74,15 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
     await nats.stop();
   };
 
-  const launch = async (name: ServiceName, serviceEnv: Record<string, string>, listeners: string[]) => {
+  const launch = async (
+    name: ServiceName,
+    serviceEnv: Record<string, string>,
+    listeners: string[],
+    fixedPorts?: Record<string, string>,
+  ) => {
     const logFile = createWriteStream(join(localDir, 'logs', `${name}.log`), { flags: 'a' });
     logs.push(logFile);
-    const ports = ephemeral ? zeroed(FIXED_PORTS[name]) : FIXED_PORTS[name];
+    const ports = fixedPorts ?? (ephemeral ? zeroed(FIXED_PORTS[name]) : FIXED_PORTS[name]);
     const service = await startService(
       name === 'sandbox' ? 'platform-sandbox' : name,
       { NODE_ENV: 'development', LOG_LEVEL: env.LOG_LEVEL ?? 'info', ...ports, ...serviceEnv },
@@ -122,11 +128,33 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
       ['http'],
     );
 
+    // mcp-server and oauth-server name each other (the authorization server; the resource and token audience),
+    // so their ports are known before either starts, free ones when ephemeral.
+    const mcpPort = ephemeral ? String(await freePort()) : FIXED_PORTS['mcp-server'].PORT;
+    const oauthPort = ephemeral ? String(await freePort()) : FIXED_PORTS['oauth-server'].PORT;
+    const mcpUrl = `http://127.0.0.1:${mcpPort}/mcp`;
+    const oauthUrl = `http://127.0.0.1:${oauthPort}`;
+
     // The MCP endpoint (spec 4.3) on the same keys, quota and allowlist; its URL is the bound address + /mcp.
     const mcp = await launch(
       'mcp-server',
-      { NATS_URL: nats.url, PROVIDER_PROXY_ADDRESS: new URL(proxy.urls.grpc!).host, ...limiterEnv },
+      {
+        NATS_URL: nats.url,
+        PROVIDER_PROXY_ADDRESS: new URL(proxy.urls.grpc!).host,
+        AUTHORIZATION_SERVER_URL: oauthUrl,
+        MONGODB_URI: mongoUri,
+        ...limiterEnv,
+      },
       ['http'],
+      { PORT: mcpPort },
+    );
+
+    // The assistants' OAuth sign-in (spec 5.3): the issuer mcp-server names, tokens for its URL only.
+    const oauth = await launch(
+      'oauth-server',
+      { MONGODB_URI: mongoUri, NATS_URL: nats.url, ISSUER: oauthUrl, MCP_RESOURCE_URL: mcpUrl, ...limiterEnv },
+      ['http'],
+      { PORT: oauthPort },
     );
 
     // The key portal (web app and JSON API); platform grants come back to its bound address.
@@ -168,6 +196,7 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
       urls: {
         rest: edge.url,
         mcp: `${mcp.url}/mcp`,
+        oauth: oauth.url,
         portal: portal.url,
         sandbox: sandbox.url,
         provider_proxy_grpc: proxy.urls.grpc!,
