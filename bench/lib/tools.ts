@@ -1,4 +1,4 @@
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, readFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { repoRoot, toolsBinDir } from '@gateway/testing';
 import { runCommand } from './process';
@@ -112,5 +112,17 @@ export async function ensureGoTool(
       return { ok: false, reason: `scripts/tools/install.sh ${tool} failed: ${why || `exit code ${result.code}`}` };
     }
   }
-  return { ok: true, path, version: await versionOf(path, versionArgs) };
+  return { ok: true, path, version: stampedVersion(tool) ?? (await versionOf(path, versionArgs)) };
+}
+
+/**
+ * The version install.sh built, from its stamp file: a Go binary built from module source may call itself a
+ * dev build, and the gubernator pin may have been replaced by the newest version the module proxy serves.
+ */
+function stampedVersion(tool: string): string | undefined {
+  try {
+    return readFileSync(join(toolsBinDir(), `.${tool}.version`), 'utf8').trim() || undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -21,8 +21,11 @@ FERRETDB_VERSION="v1.24.2"
 NATS_SERVER_VERSION="v2.10.29"
 K6_VERSION="v1.8.1"
 HELM_VERSION="v3.22.0"
-# gubernator: the per-key rate-limiter baseline of `npm run bench` (PERFORMANCE.md).
+# gubernator: the per-key rate-limiter baseline of `npm run bench` (PERFORMANCE.md). The module proxy answers
+# 403 "not available" for v2.19.1 (and every release after v2.13.0); the newest version it serves is then built
+# instead, and the stamp and the benchmark report name the version that was actually built.
 GUBERNATOR_VERSION="v2.19.1"
+GUBERNATOR_FALLBACK_VERSION="v2.13.0"
 # kubeconform validates rendered manifests offline against k8s-schemas (scripts/ci/chart-checks.sh).
 KUBECONFORM_VERSION="v0.8.0"
 # k8s-schemas: JSON schemas of every Kubernetes kind, converted by scripts/ci/k8s-json-schemas.ts from the
@@ -207,9 +210,24 @@ install_k8s_schemas() {
     die "k8s-schemas: conversion failed"
 }
 
+install_gubernator() {
+  # A subshell, because a refused version ends go_install_or_build with die.
+  if (go_install_or_build gubernator github.com/gubernator-io/gubernator/v2 "$GUBERNATOR_VERSION" ./cmd/gubernator); then
+    GUBERNATOR_BUILT="$GUBERNATOR_VERSION"
+    return 0
+  fi
+  log "gubernator: $GUBERNATOR_VERSION cannot be had; building $GUBERNATOR_FALLBACK_VERSION, the newest the module proxy serves"
+  go_install_or_build gubernator github.com/gubernator-io/gubernator/v2 "$GUBERNATOR_FALLBACK_VERSION" ./cmd/gubernator
+  GUBERNATOR_BUILT="$GUBERNATOR_FALLBACK_VERSION"
+}
+
 install_tool() {
   local tool="$1" version started
   version="$(tool_version "$tool")"
+  if [[ "$tool" == gubernator ]] && is_current gubernator "$GUBERNATOR_FALLBACK_VERSION"; then
+    log "gubernator $GUBERNATOR_FALLBACK_VERSION (fallback for $version): already installed at $(tool_path gubernator)"
+    return 0
+  fi
   if is_current "$tool" "$version" || adopt_unstamped "$tool" "$version"; then
     log "$tool $version: already installed at $(tool_path "$tool")"
     return 0
@@ -222,7 +240,10 @@ install_tool() {
     nats-server) go_install_or_build nats-server github.com/nats-io/nats-server/v2 "$version" . ;;
     k6) go_install_or_build k6 go.k6.io/k6 "$version" . ;;
     helm) go_install_or_build helm helm.sh/helm/v3 "$version" ./cmd/helm ;;
-    gubernator) go_install_or_build gubernator github.com/gubernator-io/gubernator/v2 "$version" ./cmd/gubernator ;;
+    gubernator)
+      install_gubernator
+      version="$GUBERNATOR_BUILT"
+      ;;
     kubeconform) go_install_or_build kubeconform github.com/yannh/kubeconform "$version" ./cmd/kubeconform ;;
     k8s-schemas) install_k8s_schemas "$version" ;;
     skaffold)

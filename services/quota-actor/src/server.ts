@@ -5,7 +5,7 @@ import { Gauge } from 'prom-client';
 import { createServer, type Server } from 'node:http';
 import type { NatsConnection } from 'nats';
 import type { Config } from './config';
-import { UsageLedger } from './limits/usage-ledger';
+import { fenceModeOf, UsageLedger } from './limits/usage-ledger';
 import { ActorNode } from './ownership/actor.node';
 
 export interface QuotaActor {
@@ -29,6 +29,8 @@ export async function startQuotaActor(config: Config, logger: Logger): Promise<Q
   });
 
   const store: Store = await openStore(config.MONGODB_URI, { ensureIndexes: true });
+  const fence = await fenceModeOf(store.connection);
+  logger.info({ fence }, 'usage writes fenced');
   const nc: NatsConnection = await connectNats(config.NATS_URL, `quota-actor ${config.NODE_ID}`);
   const node = new ActorNode(
     {
@@ -48,7 +50,7 @@ export async function startQuotaActor(config: Config, logger: Logger): Promise<Q
     {
       nc,
       loader: new KeyDecisionLoader(store.connection),
-      ledger: new UsageLedger(store.connection),
+      ledger: new UsageLedger(store.connection, fence),
       logger,
       onDecision: (verdict: Verdict) => decisions.inc({ outcome: verdict.ok ? 'admitted' : verdict.code }),
       onOwnershipChange: (count) => owned.set(count),

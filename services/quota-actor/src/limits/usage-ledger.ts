@@ -46,10 +46,14 @@ export interface UsageDelta {
  *
  * Documents are addressed by `_id`. FerretDB runs a filter in SQLite only when it is `_id` alone, so reads and the
  * claim in open() use exactly that; the writes that must be conditional on the epoch (the fence) keep the
- * condition, which MongoDB checks on the `_id` index and FerretDB by reading the collection.
+ * condition, which MongoDB checks on the `_id` index and FerretDB by reading the collection; flushes on FerretDB
+ * check the epochs once per batch instead (FenceMode).
  */
 export class UsageLedger {
-  constructor(private readonly connection: Connection) {}
+  constructor(
+    private readonly connection: Connection,
+    private readonly fence: FenceMode = 'atomic',
+  ) {}
 
   private get collection() {
     return this.connection.db!.collection<LedgerDocument>('monthly_usage');
@@ -160,24 +164,50 @@ export class UsageLedger {
   /** Writes many keys' deltas in one round trip; reports the keys whose write was fenced off. */
   async flush(deltas: UsageDelta[], epoch: number, nowMs: number): Promise<string[]> {
     if (deltas.length === 0) return [];
-    const operations = deltas.map((delta) => {
-      const inc: Record<string, number> = { used: delta.used, suggestions_used: delta.suggestions };
-      for (const [day, n] of Object.entries(delta.days)) inc[`days.${day}`] = n;
-      const set: Record<string, unknown> = { updated_at: new Date(nowMs) };
-      if (delta.releaseTo !== undefined) set.reserved = delta.releaseTo;
-      return {
-        updateOne: {
-          filter: { _id: monthlyUsageId(delta.keyId, delta.month), epoch },
-          update: { $inc: inc, $set: set },
-        },
-      };
-    });
-    const result = await this.collection.bulkWrite(operations, { ordered: false });
-    if (result.matchedCount === deltas.length) return [];
-    // Rare: find which keys a newer owner took, so only they are dropped.
     const ids = deltas.map((delta) => monthlyUsageId(delta.keyId, delta.month));
-    const owned = await this.collection.find({ _id: { $in: ids }, epoch }, { projection: { _id: 1 } }).toArray();
-    const ownedIds = new Set(owned.map((doc) => doc._id));
-    return deltas.filter((_, i) => !ownedIds.has(ids[i]!)).map((delta) => delta.keyId);
+    // read-then-write: one read of the collection finds the documents still ours, then every write is by `_id`
+    // alone. A release (handover) keeps the conditional write: it sets `reserved`, which must never land on a
+    // newer owner's document.
+    const precheck = this.fence === 'read-then-write' ? await this.ownedIds(ids, epoch) : undefined;
+    const writes: { index: number; filter: Record<string, unknown> }[] = [];
+    deltas.forEach((delta, index) => {
+      const id = ids[index]!;
+      if (precheck && !precheck.has(id)) return;
+      const byIdAlone = precheck !== undefined && delta.releaseTo === undefined;
+      writes.push({ index, filter: byIdAlone ? { _id: id } : { _id: id, epoch } });
+    });
+    if (writes.length > 0) {
+      const operations = writes.map(({ index, filter }) => {
+        const delta = deltas[index]!;
+        const inc: Record<string, number> = { used: delta.used, suggestions_used: delta.suggestions };
+        for (const [day, n] of Object.entries(delta.days)) inc[`days.${day}`] = n;
+        const set: Record<string, unknown> = { updated_at: new Date(nowMs) };
+        if (delta.releaseTo !== undefined) set.reserved = delta.releaseTo;
+        return { updateOne: { filter, update: { $inc: inc, $set: set } } };
+      });
+      const result = await this.collection.bulkWrite(operations, { ordered: false });
+      if (result.matchedCount === deltas.length) return [];
+    }
+    // Rare: find which keys a newer owner took, so only they are dropped.
+    const owned = precheck ?? (await this.ownedIds(ids, epoch));
+    return deltas.filter((_, i) => !owned.has(ids[i]!)).map((delta) => delta.keyId);
   }
+
+  private async ownedIds(ids: string[], epoch: number): Promise<Set<string>> {
+    const owned = await this.collection.find({ _id: { $in: ids }, epoch }, { projection: { _id: 1 } }).toArray();
+    return new Set(owned.map((doc) => doc._id));
+  }
+}
+
+/**
+ * How a fenced write can be made on this database. MongoDB checks `{_id, epoch}` on the `_id` index inside one
+ * atomic update. FerretDB 1.24 reads the whole collection for any filter other than `_id` alone, per statement,
+ * and applies updates as read-modify-write anyway (no atomicity to lose); there the ledger reads the epochs once
+ * per flush and writes by `_id` (a flush of 128 keys: one read of the collection instead of 128).
+ */
+export type FenceMode = 'atomic' | 'read-then-write';
+
+export async function fenceModeOf(connection: Connection): Promise<FenceMode> {
+  const info = await connection.db!.admin().command({ buildInfo: 1 });
+  return typeof info.ferretdbVersion === 'string' ? 'read-then-write' : 'atomic';
 }

@@ -1,0 +1,83 @@
+import { openStore, type Store } from '@gateway/store';
+import { fenceModeOf, UsageLedger, type FenceMode } from '../services/quota-actor/src/limits/usage-ledger';
+import { testDatabaseUri } from './harness';
+
+/**
+ * The usage ledger's fence in both of its modes against the MongoDB-wire server of the tests: an owner that lost
+ * its partition writes nothing into the month a newer owner opened, whichever way the fence is checked.
+ */
+let store: Store;
+const MONTH = '2026-11';
+const NOW = Date.UTC(2026, 10, 24, 12);
+
+beforeAll(async () => {
+  store = await openStore(testDatabaseUri(), { ensureIndexes: true });
+});
+
+afterAll(async () => {
+  await store?.close();
+});
+
+it('knows the development database for what it is: FerretDB gets the read-then-write fence', async () => {
+  expect(await fenceModeOf(store.connection)).toBe('read-then-write');
+});
+
+describe.each<FenceMode>(['atomic', 'read-then-write'])('usage ledger with the %s fence', (fence) => {
+  let ledger: UsageLedger;
+  beforeAll(() => {
+    ledger = new UsageLedger(store.connection, fence);
+  });
+
+  const key = (name: string) => `key_${fence.replace(/-/g, '')}_${name}`;
+  const delta = (keyId: string, used: number, releaseTo?: number) => ({
+    keyId,
+    month: MONTH,
+    used,
+    suggestions: 0,
+    days: { '24': used },
+    ...(releaseTo === undefined ? {} : { releaseTo }),
+  });
+
+  it('counts the flushes of the owner that opened the month', async () => {
+    const epoch = await ledger.nextEpoch();
+    await ledger.open(key('a'), MONTH, epoch, NOW);
+    await ledger.open(key('b'), MONTH, epoch, NOW);
+    expect(await ledger.flush([delta(key('a'), 3), delta(key('b'), 5)], epoch, NOW)).toEqual([]);
+    expect(await ledger.flush([delta(key('a'), 2)], epoch, NOW)).toEqual([]);
+    const reopened = await ledger.open(key('a'), MONTH, await ledger.nextEpoch(), NOW);
+    expect(reopened.used).toBe(5);
+  });
+
+  it('drops the flush of an owner whose key a newer owner opened, and only that key', async () => {
+    const old = await ledger.nextEpoch();
+    await ledger.open(key('c'), MONTH, old, NOW);
+    await ledger.open(key('d'), MONTH, old, NOW);
+    const newer = await ledger.nextEpoch();
+    await ledger.open(key('c'), MONTH, newer, NOW);
+
+    const fenced = await ledger.flush([delta(key('c'), 7), delta(key('d'), 1)], old, NOW);
+    expect(fenced).toEqual([key('c')]);
+    expect(await ledger.flush([delta(key('c'), 4)], newer, NOW)).toEqual([]);
+
+    const c = await ledger.open(key('c'), MONTH, await ledger.nextEpoch(), NOW);
+    const d = await ledger.open(key('d'), MONTH, await ledger.nextEpoch(), NOW);
+    expect(c.used).toBe(4);
+    expect(d.used).toBe(1);
+  });
+
+  it('releases the unused reservation at a handover, never into a newer owner’s month', async () => {
+    const epoch = await ledger.nextEpoch();
+    await ledger.open(key('e'), MONTH, epoch, NOW);
+    expect(await ledger.reserve(key('e'), MONTH, epoch, 100, 1_000)).toBe(100);
+    expect(await ledger.flush([delta(key('e'), 30, 30)], epoch, NOW)).toEqual([]);
+    // A clean handover: the next owner finds no lost reservation and counts exactly what was used.
+    const next = await ledger.nextEpoch();
+    expect(await ledger.open(key('e'), MONTH, next, NOW)).toMatchObject({ used: 30, reserved: 30 });
+
+    expect(await ledger.reserve(key('e'), MONTH, next, 100, 1_000)).toBe(130);
+    // The previous owner's late release must not shrink the reservation the new owner relies on.
+    expect(await ledger.flush([delta(key('e'), 0, 0)], epoch, NOW)).toEqual([key('e')]);
+    const after = await ledger.open(key('e'), MONTH, await ledger.nextEpoch(), NOW);
+    expect(after.reserved).toBe(130);
+  });
+});
