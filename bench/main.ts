@@ -223,11 +223,23 @@ async function main(): Promise<void> {
 
   if (quick) report.notes.push('--quick: short single runs, fewer keys; not for comparison with full runs.');
   report.notes.push(
-    'FerretDB’s CPU in the tables is mostly the quota-actor’s usage flush: every USAGE_FLUSH_MS (100 ms) each ' +
-      'partition writes one document update per key that was used since the last flush, so the cost follows the ' +
+    'FerretDB’s CPU in the tables is mostly the quota-actor’s usage flush: every USAGE_FLUSH_MS (1 s) each ' +
+      'partition reads its keys’ epochs once and writes one document update per key that was used since the last ' +
+      'flush, so the cost follows the ' +
       'number of active keys, not the request rate, and FerretDB’s SQLite backend pays far more per update than ' +
       'MongoDB would.',
   );
+  const gubernatorVersion =
+    report.limiter && 'rows' in report.limiter && 'version' in report.limiter.gubernator
+      ? report.limiter.gubernator.version
+      : undefined;
+  if (gubernatorVersion && gubernatorVersion !== 'v2.19.1') {
+    report.notes.push(
+      `Gubernator ${gubernatorVersion} was the baseline, not the v2.19.1 the issue names: the Go module proxy ` +
+        'refuses v2.19.1 ("This module version is not available"), and scripts/tools/install.sh builds the newest ' +
+        'version it serves instead. GUBERNATOR_BIN=/path/to/gubernator runs the comparison against another binary.',
+    );
+  }
   if (report.limiter && 'rows' in report.limiter && 'unavailable' in report.limiter.gubernator) {
     report.notes.push(
       'The Gubernator comparison could not be made on this machine; the limiter target is not evaluated. ' +

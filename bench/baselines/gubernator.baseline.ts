@@ -24,9 +24,13 @@ export async function startGubernator(binary: string, options: { keys: number })
       GUBER_ADVERTISE_ADDRESS: grpcAddress,
       GUBER_PEER_DISCOVERY_TYPE: 'member-list',
       GUBER_MEMBERLIST_ADDRESS: `127.0.0.1:${memberPort}`,
+      // Older releases (v2.13) listen on the bind address only; without it the node never joins itself.
+      GUBER_MEMBERLIST_BIND_ADDRESS: `127.0.0.1:${memberPort}`,
       GUBER_MEMBERLIST_KNOWN_NODES: `127.0.0.1:${memberPort}`,
       GUBER_CACHE_SIZE: String(Math.max(50_000, options.keys * 2)),
       GUBER_LOG_LEVEL: 'warn',
+      // Like our services in the benchmark: no trace exporter (its default would be OTLP to localhost).
+      OTEL_TRACES_EXPORTER: 'none',
     },
   });
   try {

@@ -41,12 +41,12 @@ function limiterMarkdown(section: LimiterSection): string[] {
     '',
     `Method: one Node client process per run (\`bench/limiter/limiter.client.ts\`), ${settings.keys} keys, C closed-loop ` +
       `workers each asking one decision for a random key and waiting for it; everything asked in one event-loop ` +
-      `turn leaves together (DecisionClient: one NATS request per partition; Gubernator: one gRPC GetRateLimits ` +
+      `turn leaves together (DecisionClient: one NATS request per owning actor node once the owners are known; Gubernator: one gRPC GetRateLimits ` +
       `of up to 1000). Every key is asked once before timing, then ${settings.warmupMs / 1000} s warm-up, then ` +
       `${settings.durationMs / 1000} s measured; ${settings.runs} run(s) per target, interleaved; each figure is ` +
       `the better of the runs. The actor decides either the full \`forward\` verdict (key, address, rate, provider, ` +
       `path, account, and the month's usage of the metered business plan, 100 rps / burst 200, flushed to MongoDB ` +
-      `every 100 ms) or the rate-only \`free\` verdict (key, address, rate); Gubernator decides LEAKY_BUCKET with ` +
+      `every second) or the rate-only \`free\` verdict (key, address, rate); Gubernator decides LEAKY_BUCKET with ` +
       `the same rate and burst (the same GCRA bucket), one instance, gRPC on loopback. One quota-actor process, ` +
       `PARTITIONS=16.`,
     '',
