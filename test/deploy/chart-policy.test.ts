@@ -239,7 +239,7 @@ describe('charts/gateway', () => {
 
   it('fails without the required configuration, naming every missing Secret and NATS', () => {
     const error = renderError([]);
-    expect(error).toContain('secrets.mongodb.existingSecret is required by provider-proxy, quota-actor');
+    expect(error).toContain('secrets.mongodb.existingSecret is required by mcp-server, provider-proxy, quota-actor');
     expect(error).toContain('secrets.credentials.existingSecret is required by provider-proxy');
     expect(error).toContain('secrets.platforms.existingSecret is required by provider-proxy');
     expect(error).toContain('nats.url (or nats.existingSecret) is required by edge-auth, mcp-server, quota-actor');

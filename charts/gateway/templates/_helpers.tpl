@@ -142,6 +142,13 @@ devSecrets.create is on, else "" (the validation fails the render before that ma
 {{- if $url -}}{{- $_ := set $plain .env $url -}}{{- end -}}
 {{- end -}}
 {{- end -}}
+{{- /* Another component's public URL (mcp-server and oauth-server name each other), when it is enabled. */ -}}
+{{- range $c.peerUrls -}}
+{{- if and (include "gateway.isEnabled" (list $root .component)) (not (index ($c.env | default dict) .env)) -}}
+{{- $url := include "gateway.publicUrl" (list $root .component .path) -}}
+{{- if $url -}}{{- $_ := set $plain .env $url -}}{{- end -}}
+{{- end -}}
+{{- end -}}
 {{- range $key, $value := $c.env -}}
 {{- $_ := set $plain $key (toString $value) -}}
 {{- end -}}

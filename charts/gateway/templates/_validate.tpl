@@ -36,6 +36,11 @@ dev/demo profile, an Ingress host for a component that does not exist. Included 
 {{- $problems = append $problems (printf "components.%s needs %s: give it an ingress host or set components.%s.env.%s" $name .env $name .env) -}}
 {{- end -}}
 {{- end -}}
+{{- range $c.peerUrls -}}
+{{- if and .required (not (index ($c.env | default dict) .env)) (not (and (include "gateway.isEnabled" (list $ .component)) (include "gateway.publicUrl" (list $ .component .path)))) -}}
+{{- $problems = append $problems (printf "components.%s needs %s: enable %s with an ingress host or set components.%s.env.%s" $name .env .component $name .env) -}}
+{{- end -}}
+{{- end -}}
 {{- if and (has "providerProxy" $c.uses) (not (include "gateway.isEnabled" (list $ "provider-proxy"))) -}}
 {{- $problems = append $problems (printf "components.%s calls provider-proxy, which is disabled" $name) -}}
 {{- end -}}

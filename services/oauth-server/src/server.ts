@@ -6,7 +6,7 @@ import {
   PortalSessionRepository,
   SignInThrottle,
 } from '@gateway/store';
-import type { Logger } from '@gateway/telemetry';
+import { createMetrics, httpRequestDuration, metricsHandler, type Logger } from '@gateway/telemetry';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -121,9 +121,23 @@ export function buildOAuthApp(deps: OAuthDeps, ready: () => boolean): express.Ex
     res.setHeader('Referrer-Policy', 'no-referrer');
     next();
   });
+  const registry = createMetrics('oauth-server');
+  const duration = httpRequestDuration(registry);
+  app.use((req, res, next) => {
+    const started = process.hrtime.bigint();
+    res.on('finish', () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      duration.observe(
+        { route: routeLabel(req.path), method: req.method, status_code: String(res.statusCode) },
+        seconds,
+      );
+    });
+    next();
+  });
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  app.get('/metrics', metricsHandler(registry));
   app.get('/readyz', (_req, res) => {
     res.status(ready() ? 200 : 503).json({ status: ready() ? 'ok' : 'unavailable' });
   });
@@ -166,4 +180,21 @@ export function buildOAuthApp(deps: OAuthDeps, ready: () => boolean): express.Ex
     }
   });
   return app;
+}
+
+const ROUTES = new Set([
+  '/authorize',
+  '/authorize/sign-in',
+  '/authorize/consent',
+  '/token',
+  '/revoke',
+  '/healthz',
+  '/readyz',
+  '/metrics',
+]);
+
+/** Route templates only: paths of unknown requests never become label values. */
+function routeLabel(path: string): string {
+  if (ROUTES.has(path)) return path;
+  return path.startsWith('/.well-known/') ? '/.well-known' : 'other';
 }
