@@ -25,4 +25,20 @@ describe('rate limiter', () => {
     for (let i = 0; i < 9; i++) limiter.take(0);
     expect(limiter.take(0)).toMatchObject({ allowed: false, state: { remaining: 0 } });
   });
+
+  it('starts spent after a handover, so the old and the new owner together admit no extra burst', () => {
+    const handoverAt = 10_000;
+    const limiter = new RateLimiter(10, 5, handoverAt);
+    // Right at the handover nothing is left: the previous owner may have spent the burst.
+    expect(limiter.take(handoverAt).allowed).toBe(false);
+    // Then exactly the rate: one unit every 100 ms, the first one interval after the handover.
+    let admitted = 0;
+    for (let t = handoverAt; t < handoverAt + 1_000; t += 10) if (limiter.take(t).allowed) admitted++;
+    expect(admitted).toBe(9);
+    // Long after the previous owner stopped, the bucket refills as usual.
+    const later = new RateLimiter(10, 5, handoverAt);
+    let burst = 0;
+    while (later.take(handoverAt + 60_000).allowed) burst++;
+    expect(burst).toBe(5);
+  });
 });

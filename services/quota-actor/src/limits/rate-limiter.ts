@@ -11,12 +11,19 @@ export class RateLimiter {
   /** Theoretical arrival time of the next request. */
   private tat = 0;
 
+  /**
+   * `spentUntilMs`: a previous owner of the key's partition may have decided until then, with a bucket this one
+   * cannot see. The bucket then starts as if that owner had spent the whole burst at that moment, so the two
+   * owners together stay within burst + rps x T (a fresh bucket would admit one burst too many per handover).
+   */
   constructor(
     readonly rps: number,
     readonly burst: number,
+    spentUntilMs?: number,
   ) {
     this.intervalMs = 1000 / rps;
     this.toleranceMs = this.intervalMs * Math.max(1, burst);
+    if (spentUntilMs !== undefined) this.tat = spentUntilMs + this.toleranceMs;
   }
 
   /** Takes one unit if the bucket has one; always reports the state for the RateLimit header. */

@@ -16,6 +16,12 @@ export interface HeldLease {
   revision: number;
   /** Until when we may decide: the written expiry minus the safety margin. */
   validUntil: number;
+  /**
+   * The latest moment the partition's previous owner may have decided (its release, or the expiry of the lease
+   * it stopped renewing); absent when the partition never had an owner in this bucket. Its keys' rate buckets
+   * start spent at that moment (RateLimiter).
+   */
+  previousOwnerUntil?: number;
 }
 
 const json = JSONCodec<LeaseValue>();
@@ -57,14 +63,17 @@ export class LeaseTable {
     const entry = await this.kv.get(this.key(partition));
     const expiresAt = nowMs + this.ttlMs;
     let revision: number;
+    let previousOwnerUntil: number | undefined;
     try {
       if (!entry || entry.operation !== 'PUT') {
+        if (entry) previousOwnerUntil = entry.created.getTime();
         // Released in a clean handover: left to the nodes below their share.
         if (options.onlyOrphaned) return null;
         revision = await this.kv.create(this.key(partition), json.encode({ owner: this.nodeId, expiresAt, epoch: 0 }));
       } else {
         const current = json.decode(entry.value);
         if (current.owner !== this.nodeId && nowMs <= current.expiresAt + this.marginMs) return null;
+        previousOwnerUntil = current.expiresAt;
         revision = await this.kv.update(
           this.key(partition),
           json.encode({ owner: this.nodeId, expiresAt, epoch: 0 }),
@@ -74,7 +83,13 @@ export class LeaseTable {
     } catch {
       return null; // lost the compare-and-set race
     }
-    const lease: HeldLease = { partition, epoch: 0, revision, validUntil: expiresAt - this.marginMs };
+    const lease: HeldLease = {
+      partition,
+      epoch: 0,
+      revision,
+      validUntil: expiresAt - this.marginMs,
+      ...(previousOwnerUntil === undefined ? {} : { previousOwnerUntil }),
+    };
     try {
       lease.epoch = await nextEpoch();
     } catch {

@@ -21,8 +21,13 @@ export interface KeyEntry {
  * Applies a freshly loaded record to the entry in place: whoever holds the entry (a decision waiting for its
  * month's usage to open) keeps working on the same object, so no counted unit can land on a discarded copy.
  */
-export function applyRecord(entry: KeyEntry, record: KeyDecisionRecord | null, nowMs: number): void {
-  const fresh = buildKeyEntry(entry.hash, record, nowMs, entry);
+export function applyRecord(
+  entry: KeyEntry,
+  record: KeyDecisionRecord | null,
+  nowMs: number,
+  rateSpentUntilMs?: number,
+): void {
+  const fresh = buildKeyEntry(entry.hash, record, nowMs, entry, rateSpentUntilMs);
   entry.record = fresh.record;
   entry.loadedAtMs = fresh.loadedAtMs;
   entry.ipAllowed = fresh.ipAllowed;
@@ -34,6 +39,8 @@ export function buildKeyEntry(
   record: KeyDecisionRecord | null,
   nowMs: number,
   previous?: KeyEntry,
+  /** When a previous owner of the partition may last have decided (RateLimiter). */
+  rateSpentUntilMs?: number,
 ): KeyEntry {
   const limiter =
     record === null
@@ -42,7 +49,7 @@ export function buildKeyEntry(
           previous.limiter.rps === record.plan.rate_limit_rps &&
           previous.limiter.burst === record.plan.rate_burst
         ? previous.limiter
-        : new RateLimiter(record.plan.rate_limit_rps, record.plan.rate_burst);
+        : new RateLimiter(record.plan.rate_limit_rps, record.plan.rate_burst, rateSpentUntilMs);
   return {
     hash,
     record,

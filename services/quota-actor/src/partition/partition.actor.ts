@@ -251,10 +251,10 @@ export class PartitionActor {
   private upsertEntry(hash: string, record: KeyDecisionRecord | null): KeyEntry {
     const existing = this.entries.get(hash);
     if (existing) {
-      applyRecord(existing, record, Date.now());
+      applyRecord(existing, record, Date.now(), this.lease.previousOwnerUntil);
       return existing;
     }
-    const entry = buildKeyEntry(hash, record, Date.now());
+    const entry = buildKeyEntry(hash, record, Date.now(), undefined, this.lease.previousOwnerUntil);
     this.entries.set(hash, entry);
     return entry;
   }
