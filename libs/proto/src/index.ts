@@ -11,6 +11,8 @@ export { callBuffered } from './provider-caller';
 export type { ProviderCaller, ResponseSink, ResponseHeadInfo, BufferedAnswer } from './provider-caller';
 export { UnaryProviderCaller } from './provider-proxy.unary-caller';
 export { StreamProviderCaller } from './provider-proxy.stream-caller';
+export { createProviderCaller } from './provider-caller.factory';
+export type { ProviderProxyTransport } from './provider-caller.factory';
 export { grpcFailure } from './grpc-failure';
 export type { FetchRequest, FetchRequest__Output } from './generated/gateway/provider/v1/FetchRequest';
 export type { FetchResponse, FetchResponse__Output } from './generated/gateway/provider/v1/FetchResponse';

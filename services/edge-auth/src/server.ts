@@ -1,6 +1,6 @@
 import { connectNats, DecisionClient } from '@gateway/decisions';
 import { createClientAddressResolver } from '@gateway/store';
-import { StreamProviderCaller, UnaryProviderCaller, type ProviderCaller } from '@gateway/proto';
+import { createProviderCaller, type ProviderCaller } from '@gateway/proto';
 import { createCounter, createMetrics, httpRequestDuration, metricsHandler, type Logger } from '@gateway/telemetry';
 import express from 'express';
 import { createServer, type Server } from 'node:http';
@@ -31,10 +31,11 @@ export async function startEdgeAuth(config: Config, logger: Logger): Promise<Edg
     subjectPrefix: config.SUBJECT_PREFIX,
     retryBudgetMs: config.DECISION_BUDGET_MS,
   });
-  const caller: ProviderCaller =
-    config.PROVIDER_PROXY_TRANSPORT === 'stream'
-      ? new StreamProviderCaller(config.PROVIDER_PROXY_ADDRESS, { streams: config.PROVIDER_PROXY_STREAMS })
-      : new UnaryProviderCaller(config.PROVIDER_PROXY_ADDRESS);
+  const caller: ProviderCaller = createProviderCaller({
+    transport: config.PROVIDER_PROXY_TRANSPORT,
+    address: config.PROVIDER_PROXY_ADDRESS,
+    streams: config.PROVIDER_PROXY_STREAMS,
+  });
 
   const gateway = createGatewayHandler({
     decisions,

@@ -1,5 +1,5 @@
 import { connectNats, DecisionClient } from '@gateway/decisions';
-import { StreamProviderCaller, UnaryProviderCaller, type ProviderCaller } from '@gateway/proto';
+import { createProviderCaller, type ProviderCaller } from '@gateway/proto';
 import { createClientAddressResolver, hashApiKey, isWellFormedApiKey } from '@gateway/store';
 import { createCounter, createMetrics, httpRequestDuration, metricsHandler, type Logger } from '@gateway/telemetry';
 import { metadataHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/metadata.js';
@@ -49,10 +49,11 @@ export async function startMcpService(
     subjectPrefix: config.SUBJECT_PREFIX,
     retryBudgetMs: config.DECISION_BUDGET_MS,
   });
-  const caller: ProviderCaller =
-    config.PROVIDER_PROXY_TRANSPORT === 'stream'
-      ? new StreamProviderCaller(config.PROVIDER_PROXY_ADDRESS, { streams: config.PROVIDER_PROXY_STREAMS })
-      : new UnaryProviderCaller(config.PROVIDER_PROXY_ADDRESS);
+  const caller: ProviderCaller = createProviderCaller({
+    transport: config.PROVIDER_PROXY_TRANSPORT,
+    address: config.PROVIDER_PROXY_ADDRESS,
+    streams: config.PROVIDER_PROXY_STREAMS,
+  });
 
   // Listen first: without PUBLIC_URL (development, tests) the MCP URL is the bound address.
   const server = createServer();
