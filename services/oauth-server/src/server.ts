@@ -117,8 +117,9 @@ export function buildOAuthApp(deps: OAuthDeps, ready: () => boolean): express.Ex
   app.use((_req, res, next) => {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     res.setHeader('X-Frame-Options', 'DENY');
-    // Authorization codes travel in URLs: no page here tells another site where it came from.
-    res.setHeader('Referrer-Policy', 'no-referrer');
+    // No other site learns the address of a page here (it carries the authorization request). Not no-referrer:
+    // browsers then send "Origin: null" with the forms, and the CSRF check needs the real origin.
+    res.setHeader('Referrer-Policy', 'same-origin');
     next();
   });
   const registry = createMetrics('oauth-server');

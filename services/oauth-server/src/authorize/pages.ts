@@ -17,7 +17,6 @@ function layout(title: string, body: SafeHtml): string {
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <meta name="referrer" content="no-referrer" />
         <title>${title}</title>
         <link rel="stylesheet" href="/assets/oauth.css" />
       </head>
