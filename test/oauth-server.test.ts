@@ -413,6 +413,23 @@ describe('OAuth - an assistant connects with the MCP SDK client (spec 5.3)', () 
   });
 });
 
+describe('OAuth - the consent page', () => {
+  it('offers another account: signing out shows the sign-in page for the same request', async () => {
+    const { email } = await portalCustomer();
+    const browser = new Browser();
+    const url = authorizeUrl(goodParams().params);
+    await signInAndConsent(url, email, { browser });
+    const consent = await browser.request(url);
+    expect(consent.body).toContain(`Signed in as <strong>${email}</strong>`);
+    const signedOut = await browser.request(`${issuer}/authorize/sign-out`, {
+      form: { request: hidden(consent.body, 'request'), csrf_token: hidden(consent.body, 'csrf_token') },
+    });
+    expect(signedOut.status).toBe(303);
+    const again = await browser.request(new URL(signedOut.location!, issuer));
+    expect(again.body).toContain('Sign in to connect Chat Assistant');
+  });
+});
+
 describe('OAuth - discovery (RFC 8414, spec 5.3 rule 2)', () => {
   it('serves the same metadata at both paths, S256 only, with the issuer mcp-server names, and no registration', async () => {
     const prm = (await (await fetch(new URL('/.well-known/oauth-protected-resource/mcp', mcpUrl))).json()) as {

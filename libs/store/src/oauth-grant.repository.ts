@@ -132,6 +132,8 @@ export class OAuthGrantRepository {
         await this.revokeFamily(doc.family_id, now);
         return { status: 'reused' as const };
       }
+      // The second condition makes the claim atomic across oauth-server replicas on MongoDB; on FerretDB (one
+      // process in development) it costs a collection scan, which a code exchange can afford.
       const taken = await this.codes.updateOne({ _id: hash, used_at: null }, { $set: { used_at: now } });
       if (taken.modifiedCount !== 1) return { status: 'reused' as const };
       if (doc.expires_at.getTime() <= now.getTime()) return { status: 'invalid' as const };

@@ -152,6 +152,19 @@ export function authorizeRoutes(deps: OAuthDeps): Router {
     res.redirect(303, `/authorize?${toAuthorizationQuery(parsed.request).toString()}`);
   });
 
+  // "Not you?": ends this sign-in and shows the sign-in page for the same request.
+  router.post('/authorize/sign-out', form, async (req, res) => {
+    const body = (req.body ?? {}) as Record<string, unknown>;
+    const parsed = csrfOk(req, body, deps) ? formRequest(body) : null;
+    if (parsed === null) {
+      sendPage(res, 403, errorPage('The form was not sent from this page. Start again from your assistant.'));
+      return;
+    }
+    await deps.sessions.delete(deps.cookies.read(req, deps.cookies.session));
+    deps.cookies.set(res, deps.cookies.session, '', 0);
+    res.redirect(303, `/authorize?${toAuthorizationQuery(parsed.request).toString()}`);
+  });
+
   router.post('/authorize/consent', form, async (req, res) => {
     const body = (req.body ?? {}) as Record<string, unknown>;
     if (!csrfOk(req, body, deps)) {

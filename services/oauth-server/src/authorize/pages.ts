@@ -97,6 +97,11 @@ export function consentPage(input: {
         <input type="hidden" name="csrf_token" value="${input.csrf}" />
         <button type="submit" name="decision" value="allow">Allow</button>
         <button type="submit" name="decision" value="deny">Deny</button>
+      </form>
+      <form method="post" action="/authorize/sign-out">
+        <input type="hidden" name="request" value="${input.request}" />
+        <input type="hidden" name="csrf_token" value="${input.csrf}" />
+        <p class="muted">Not ${input.email}? <button type="submit">Use another account</button></p>
       </form>`,
   );
 }
