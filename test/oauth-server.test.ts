@@ -360,6 +360,14 @@ describe('OAuth - an assistant connects with the MCP SDK client (spec 5.3)', () 
     expect(result.isError).toBeFalsy();
     expect(result.structuredContent).toMatchObject({ provider: 'video-ads', path: ADVERTISERS, account_id: accountId });
 
+    // The SDK refreshes with the rotating refresh token (and the resource) when asked again.
+    expect(await auth(provider, { serverUrl: mcpUrl, resourceMetadataUrl, fetchFn })).toBe('AUTHORIZED');
+    const refreshed = provider.tokens()!;
+    expect(refreshed.refresh_token).not.toBe(tokens.refresh_token);
+    handedOut.add(refreshed.access_token);
+    handedOut.add(refreshed.refresh_token!);
+    expect(await mcpStatus(refreshed.access_token)).toBe(200);
+
     expect(calls.filter((call) => new URL(call.url).pathname === '/register')).toEqual([]);
 
     // The grant is the key "<assistant> (OAuth)" the portal lists (spec 2.1, 5.3 rule 6).
