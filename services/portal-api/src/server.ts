@@ -1,4 +1,4 @@
-import { DecisionClient, KeyLifecycle } from '@gateway/decisions';
+import { connectNats, DecisionClient, KeyLifecycle } from '@gateway/decisions';
 import { requestIdOf } from '@gateway/errors';
 import {
   CredentialCipher,
@@ -11,7 +11,7 @@ import type { Logger } from '@gateway/telemetry';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { connect, type NatsConnection } from 'nats';
+import type { NatsConnection } from 'nats';
 import type { z } from 'zod';
 import { authRoutes } from './auth/auth.routes';
 import { csrfGuard } from './auth/csrf.guard';
@@ -45,7 +45,7 @@ export async function startPortal(config: Config, logger: Logger): Promise<Porta
     if ((await store.plans.list()).length === 0) await store.plans.seedDefaultPlans();
     const sessions = new PortalSessionRepository(store.connection);
     const { ttl } = await sessions.ensureIndexes();
-    nc = await connect({ servers: config.NATS_URL, name: 'portal-api' });
+    nc = await connectNats(config.NATS_URL, 'portal-api');
     const decisions = new DecisionClient(nc, { partitions: config.PARTITIONS, subjectPrefix: config.SUBJECT_PREFIX });
     const lifecycle = new KeyLifecycle({ apiKeys: store.apiKeys, usage: store.usage, decisions });
 
