@@ -21,6 +21,7 @@ beforeAll(async () => {
   cluster = await startGatewayCluster({ mongoUri, natsUrl: testNatsUrl(), edges: 0, actors: 0 });
   await cluster.startActor({ NODE_ID: 'router-a' });
   await cluster.startActor({ NODE_ID: 'router.b' }); // a dot: node ids become one subject token
+  await untilPartitionsSplitEvenly();
   fixtures = await GatewayFixtures.open(cluster, mongoUri, testNatsUrl());
   const customer = await fixtures.customer('business');
   const connection = await fixtures.videoAdsConnection(customer.customer_id);
@@ -47,6 +48,26 @@ afterAll(async () => {
   await fixtures?.close();
   await cluster?.stop();
 });
+
+/**
+ * The second node takes its share a few partitions at a time; owners that still move while a test runs would make
+ * its message counts depend on timing.
+ */
+async function untilPartitionsSplitEvenly(): Promise<void> {
+  const partitions = Number(cluster.sharedEnv.PARTITIONS);
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const owned = await Promise.all(
+      cluster.actors.map(
+        async (actor) => ((await (await fetch(`${actor.url}/healthz`)).json()) as { partitions: number }).partitions,
+      ),
+    );
+    const total = owned.reduce((sum, count) => sum + count, 0);
+    if (total === partitions && Math.max(...owned) - Math.min(...owned) <= 1) return;
+    if (Date.now() > deadline) throw new Error(`the partitions did not split evenly: ${owned.join(' / ')}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
 
 function forward(keyHash: string): DecisionRequest {
   return { keyHash, ip: '127.0.0.1', intent: 'forward', provider: 'video-ads', pathAllowed: true };

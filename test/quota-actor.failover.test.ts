@@ -49,7 +49,10 @@ async function ownerOf(secret: string): Promise<string> {
   const partition = partitionOf(hashApiKey(secret), Number(cluster.sharedEnv.PARTITIONS));
   for (let attempt = 0; attempt < 100; attempt++) {
     const entry = await kv.get(`p${partition}`);
-    if (entry?.operation === 'PUT') return JSONCodec<{ owner: string }>().decode(entry.value).owner;
+    const lease =
+      entry?.operation === 'PUT' ? JSONCodec<{ owner: string; released?: unknown }>().decode(entry.value) : null;
+    // A released lease names its last owner but is free.
+    if (lease && !lease.released) return lease.owner;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`partition ${partition} has no owner`);
@@ -127,5 +130,33 @@ describe('quota-actor failover', () => {
     expect(admitted).toBe(QUOTA);
     expect(await quotaUsed(secret)).toBe(QUOTA);
     expect(await ownerOf(secret)).not.toBe(ownerId);
+  }, 90_000);
+
+  it('SIGTERM hands each key’s rate bucket to the next owner: no fresh burst after a handover', async () => {
+    for (const id of ['actor-d', 'actor-e']) actorsById.set(id, await cluster.startActor({ NODE_ID: id }));
+    // 1 per second with a burst of 20: after the burst is spent, 20 units take 20 s to come back.
+    await fixtures.setPlan('growth', {
+      rate_limit_rps: 1,
+      rate_burst: 20,
+      monthly_quota: 1_000_000,
+      overage_mode: 'metered',
+    });
+    const customer = await fixtures.customer('growth');
+    const connection = await fixtures.videoAdsConnection(customer.customer_id);
+    const { secret } = await fixtures.key({ customerId: customer.customer_id, accountIds: [connection.accountId] });
+    const me = () => rawRequest(edge, '/v1/me', { headers: { 'X-API-Key': secret } });
+    const remaining = (response: Awaited<ReturnType<typeof me>>) =>
+      Number(/"rate";r=(\d+)/.exec(String(response.headers['ratelimit']))?.[1]);
+
+    let spent = 0;
+    while ((await me()).status === 200) expect(++spent).toBeLessThanOrEqual(25);
+    const ownerId = await ownerOf(secret);
+    await actorsById.get(ownerId)!.stop('SIGTERM');
+    actorsById.delete(ownerId);
+
+    const after = await me();
+    expect(await ownerOf(secret)).not.toBe(ownerId);
+    // A fresh bucket would answer 200 with 19 left; the handed-over one has refilled one unit a second since.
+    expect(remaining(after)).toBeLessThan(10);
   }, 90_000);
 });

@@ -26,9 +26,9 @@ describe('rate limiter', () => {
     expect(limiter.take(0)).toMatchObject({ allowed: false, state: { remaining: 0 } });
   });
 
-  it('starts spent after a handover, so the old and the new owner together admit no extra burst', () => {
+  it('starts spent after its owner died, so the old and the new owner together admit no extra burst', () => {
     const handoverAt = 10_000;
-    const limiter = new RateLimiter(10, 5, handoverAt);
+    const limiter = new RateLimiter(10, 5, { spentAtMs: handoverAt });
     // Right at the handover nothing is left: the previous owner may have spent the burst.
     expect(limiter.take(handoverAt).allowed).toBe(false);
     // Then exactly the rate: one unit every 100 ms, the first one interval after the handover.
@@ -36,9 +36,21 @@ describe('rate limiter', () => {
     for (let t = handoverAt; t < handoverAt + 1_000; t += 10) if (limiter.take(t).allowed) admitted++;
     expect(admitted).toBe(9);
     // Long after the previous owner stopped, the bucket refills as usual.
-    const later = new RateLimiter(10, 5, handoverAt);
+    const later = new RateLimiter(10, 5, { spentAtMs: handoverAt });
     let burst = 0;
     while (later.take(handoverAt + 60_000).allowed) burst++;
     expect(burst).toBe(5);
+  });
+
+  it('continues exactly where a clean handover left the bucket', () => {
+    const before = new RateLimiter(10, 5);
+    for (let i = 0; i < 5; i++) expect(before.take(1_000).allowed).toBe(true);
+    const state = before.handoverState(1_000);
+    expect(state).toBeDefined();
+    const after = new RateLimiter(10, 5, { tatMs: state! });
+    expect(after.take(1_000).allowed).toBe(false);
+    expect(after.take(1_100).allowed).toBe(true);
+    // A full bucket has nothing to hand over.
+    expect(new RateLimiter(10, 5).handoverState(1_000)).toBeUndefined();
   });
 });

@@ -1,5 +1,7 @@
 import type { RateState } from '@gateway/decisions';
 
+export type RateLimiterStart = { tatMs: number } | { spentAtMs: number };
+
 /**
  * GCRA (a token bucket kept as one timestamp): `rps` requests per second with a bucket of `burst` requests.
  * Over any window of T seconds a key is admitted at most burst + rps * T requests; that is the documented
@@ -12,18 +14,25 @@ export class RateLimiter {
   private tat = 0;
 
   /**
-   * `spentUntilMs`: a previous owner of the key's partition may have decided until then, with a bucket this one
-   * cannot see. The bucket then starts as if that owner had spent the whole burst at that moment, so the two
-   * owners together stay within burst + rps x T (a fresh bucket would admit one burst too many per handover).
+   * `start`: where a previous owner of the key's partition left the bucket. `tatMs` is its exact state, handed
+   * over on a clean handover. `spentAtMs` is the last moment an owner that died may have decided, with a bucket
+   * nobody can see: the bucket then starts as if that owner had spent the whole burst at that moment, so the two
+   * owners together stay within burst + rps x T (a fresh bucket would admit one burst too many).
    */
   constructor(
     readonly rps: number,
     readonly burst: number,
-    spentUntilMs?: number,
+    start?: RateLimiterStart,
   ) {
     this.intervalMs = 1000 / rps;
     this.toleranceMs = this.intervalMs * Math.max(1, burst);
-    if (spentUntilMs !== undefined) this.tat = spentUntilMs + this.toleranceMs;
+    if (start && 'tatMs' in start) this.tat = start.tatMs;
+    else if (start) this.tat = start.spentAtMs + this.toleranceMs;
+  }
+
+  /** The bucket's state for the next owner; undefined when it is full at `nowMs` (nothing to hand over). */
+  handoverState(nowMs: number): number | undefined {
+    return this.tat > nowMs ? this.tat : undefined;
   }
 
   /** Takes one unit if the bucket has one; always reports the state for the RateLimit header. */

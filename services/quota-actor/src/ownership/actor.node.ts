@@ -209,7 +209,7 @@ export class ActorNode {
     if (!actor) return;
     this.actors.delete(partition);
     await actor.stop();
-    await this.leases.release(actor.lease);
+    await this.leases.release(actor.lease, actor.rateHandover());
     this.deps.logger.info({ partition }, 'released partition');
   }
 

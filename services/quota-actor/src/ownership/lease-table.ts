@@ -7,6 +7,8 @@ interface LeaseValue {
   expiresAt: number;
   /** Revision of the write that acquired the lease: the fencing token of this ownership. */
   epoch: number;
+  /** Set by a clean handover: the lease is free, and these are the rate buckets that were not full. */
+  released?: { rates: Record<string, number> };
 }
 
 export interface HeldLease {
@@ -17,11 +19,11 @@ export interface HeldLease {
   /** Until when we may decide: the written expiry minus the safety margin. */
   validUntil: number;
   /**
-   * The latest moment the partition's previous owner may have decided (its release, or the expiry of the lease
-   * it stopped renewing); absent when the partition never had an owner in this bucket. Its keys' rate buckets
-   * start spent at that moment (RateLimiter).
+   * What the partition's previous owner left: the rate buckets it handed over (clean handover), or the last moment
+   * it may have decided when it stopped renewing (a crash: its buckets are unknown, and start spent then).
+   * Absent when the partition had no owner before, or was released before handovers carried buckets.
    */
-  previousOwnerUntil?: number;
+  previous?: { rates: Record<string, number> } | { diedAt: number };
 }
 
 const json = JSONCodec<LeaseValue>();
@@ -63,17 +65,21 @@ export class LeaseTable {
     const entry = await this.kv.get(this.key(partition));
     const expiresAt = nowMs + this.ttlMs;
     let revision: number;
-    let previousOwnerUntil: number | undefined;
+    let previous: HeldLease['previous'];
     try {
       if (!entry || entry.operation !== 'PUT') {
-        if (entry) previousOwnerUntil = entry.created.getTime();
         // Released in a clean handover: left to the nodes below their share.
         if (options.onlyOrphaned) return null;
         revision = await this.kv.create(this.key(partition), json.encode({ owner: this.nodeId, expiresAt, epoch: 0 }));
       } else {
         const current = json.decode(entry.value);
-        if (current.owner !== this.nodeId && nowMs <= current.expiresAt + this.marginMs) return null;
-        previousOwnerUntil = current.expiresAt;
+        if (current.released) {
+          if (options.onlyOrphaned) return null;
+          previous = { rates: current.released.rates };
+        } else {
+          if (current.owner !== this.nodeId && nowMs <= current.expiresAt + this.marginMs) return null;
+          previous = { diedAt: current.expiresAt };
+        }
         revision = await this.kv.update(
           this.key(partition),
           json.encode({ owner: this.nodeId, expiresAt, epoch: 0 }),
@@ -88,7 +94,7 @@ export class LeaseTable {
       epoch: 0,
       revision,
       validUntil: expiresAt - this.marginMs,
-      ...(previousOwnerUntil === undefined ? {} : { previousOwnerUntil }),
+      ...(previous === undefined ? {} : { previous }),
     };
     try {
       lease.epoch = await nextEpoch();
@@ -115,11 +121,18 @@ export class LeaseTable {
     }
   }
 
-  /** Clean handover: deletes the lease so another node can take it at once. */
-  async release(lease: HeldLease): Promise<void> {
+  /**
+   * Clean handover: marks the lease free so another node can take it at once, with the rate buckets that were not
+   * full (key hashes to their state), so the next owner continues them exactly.
+   */
+  async release(lease: HeldLease, rates: Record<string, number> = {}): Promise<void> {
     lease.validUntil = 0;
     try {
-      await this.kv.delete(this.key(lease.partition), { previousSeq: lease.revision });
+      await this.kv.update(
+        this.key(lease.partition),
+        json.encode({ owner: this.nodeId, expiresAt: 0, epoch: lease.epoch, released: { rates } }),
+        lease.revision,
+      );
     } catch {
       // Already taken or expired: nothing to hand over.
     }

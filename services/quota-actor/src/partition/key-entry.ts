@@ -1,6 +1,6 @@
 import type { KeyDecisionRecord } from '@gateway/store';
 import { compileIpAllowlist } from '@gateway/store';
-import { RateLimiter } from '../limits/rate-limiter';
+import { RateLimiter, type RateLimiterStart } from '../limits/rate-limiter';
 import type { UsageCounter } from '../limits/usage-counter';
 
 /** What the owner keeps in memory for one key hash. */
@@ -25,9 +25,9 @@ export function applyRecord(
   entry: KeyEntry,
   record: KeyDecisionRecord | null,
   nowMs: number,
-  rateSpentUntilMs?: number,
+  rateStart?: RateLimiterStart,
 ): void {
-  const fresh = buildKeyEntry(entry.hash, record, nowMs, entry, rateSpentUntilMs);
+  const fresh = buildKeyEntry(entry.hash, record, nowMs, entry, rateStart);
   entry.record = fresh.record;
   entry.loadedAtMs = fresh.loadedAtMs;
   entry.ipAllowed = fresh.ipAllowed;
@@ -39,8 +39,8 @@ export function buildKeyEntry(
   record: KeyDecisionRecord | null,
   nowMs: number,
   previous?: KeyEntry,
-  /** When a previous owner of the partition may last have decided (RateLimiter). */
-  rateSpentUntilMs?: number,
+  /** Where the partition's previous owner left this key's bucket (RateLimiter). */
+  rateStart?: RateLimiterStart,
 ): KeyEntry {
   const limiter =
     record === null
@@ -49,7 +49,7 @@ export function buildKeyEntry(
           previous.limiter.rps === record.plan.rate_limit_rps &&
           previous.limiter.burst === record.plan.rate_burst
         ? previous.limiter
-        : new RateLimiter(record.plan.rate_limit_rps, record.plan.rate_burst, rateSpentUntilMs);
+        : new RateLimiter(record.plan.rate_limit_rps, record.plan.rate_burst, rateStart);
   return {
     hash,
     record,

@@ -18,6 +18,7 @@ import { UsageCounter } from '../limits/usage-counter';
 import { FencedError, type UsageDelta, type UsageLedger } from '../limits/usage-ledger';
 import type { HeldLease } from '../ownership/lease-table';
 import { applyRecord, buildKeyEntry, type KeyEntry } from './key-entry';
+import type { RateLimiterStart } from '../limits/rate-limiter';
 import { decideForKey, type UsageAccess } from './key-decider';
 
 export interface PartitionActorDeps {
@@ -108,6 +109,26 @@ export class PartitionActor {
     for (const subscription of this.subscriptions) subscription.unsubscribe();
     await this.tail;
     await this.flush(true);
+  }
+
+  /** Where the previous owner left this key's rate bucket (see HeldLease.previous). */
+  private rateStart(hash: string): RateLimiterStart | undefined {
+    const previous = this.lease.previous;
+    if (!previous) return undefined;
+    if ('diedAt' in previous) return { spentAtMs: previous.diedAt };
+    const tatMs = previous.rates[hash];
+    return tatMs === undefined ? undefined : { tatMs };
+  }
+
+  /** Rate buckets that are not full, for the next owner (a clean handover after stop()). */
+  rateHandover(): Record<string, number> {
+    const now = Date.now();
+    const rates: Record<string, number> = {};
+    for (const [hash, entry] of this.entries) {
+      const tat = entry.limiter?.handoverState(now);
+      if (tat !== undefined) rates[hash] = tat;
+    }
+    return rates;
   }
 
   private owns(): boolean {
@@ -251,10 +272,10 @@ export class PartitionActor {
   private upsertEntry(hash: string, record: KeyDecisionRecord | null): KeyEntry {
     const existing = this.entries.get(hash);
     if (existing) {
-      applyRecord(existing, record, Date.now(), this.lease.previousOwnerUntil);
+      applyRecord(existing, record, Date.now(), this.rateStart(hash));
       return existing;
     }
-    const entry = buildKeyEntry(hash, record, Date.now(), undefined, this.lease.previousOwnerUntil);
+    const entry = buildKeyEntry(hash, record, Date.now(), undefined, this.rateStart(hash));
     this.entries.set(hash, entry);
     return entry;
   }
