@@ -212,7 +212,7 @@ export class DecisionClient {
         if (!isRetryable(error)) break;
       }
       if (Date.now() >= giveUpAt) break;
-      await delay(Math.min(25 * 2 ** attempt, 100));
+      await delay(Math.min(25 * 2 ** attempt, 50));
     }
     this.settle(pending);
   }
@@ -244,7 +244,7 @@ export class DecisionClient {
         if (message.op === 'refund' || !isRetryable(error)) throw error;
       }
       if (Date.now() >= giveUpAt) throw new Error(`no acknowledgement from the owner of ${subject}`);
-      await delay(Math.min(25 * 2 ** attempt, 100));
+      await delay(Math.min(25 * 2 ** attempt, 50));
     }
   }
 }

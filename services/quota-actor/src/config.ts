@@ -19,8 +19,11 @@ export const ConfigSchema = z.object({
   /** KV bucket of partition leases and of live members. */
   LEASE_BUCKET: z.string().default('gw_quota_leases'),
   MEMBERS_BUCKET: z.string().default('gw_quota_members'),
-  /** A lease lives this long unless renewed; a dead owner's partitions move after about this long. */
-  LEASE_TTL_MS: durationMsFromEnv(1000),
+  /**
+   * A lease lives this long unless renewed; a dead owner's partitions move after at most this long plus the margin
+   * and a tick, which leaves room within the 2 s takeover for the new owner's first database reads.
+   */
+  LEASE_TTL_MS: durationMsFromEnv(800),
   /** Holders stop deciding this long before expiry and contenders wait this long after it: no overlap. */
   LEASE_MARGIN_MS: durationMsFromEnv(100),
   /** How often free or expired partitions are looked for (held leases are renewed at half their life). */
