@@ -111,17 +111,32 @@ export function authorizeRoutes(deps: OAuthDeps): Router {
     else await showConsent(res, parsed.client, parsed.request, customer, csrf);
   });
 
-  router.post('/authorize/sign-in', form, async (req, res) => {
+  /**
+   * The request a sign-in or consent form carries, or null once the answer is sent: 403 for a form that did not
+   * come from our page (CSRF), 400 for one whose signed request expired or was altered.
+   */
+  const acceptForm = (
+    req: Request,
+    res: Response,
+    what: string,
+  ): { body: Record<string, unknown>; parsed: NonNullable<ReturnType<typeof formRequest>> } | null => {
     const body = (req.body ?? {}) as Record<string, unknown>;
     if (!csrfOk(req, body, deps)) {
       sendPage(res, 403, errorPage('The form was not sent from this page. Start again from your assistant.'));
-      return;
+      return null;
     }
     const parsed = formRequest(body);
     if (parsed === null) {
-      sendPage(res, 400, errorPage('This sign-in form has expired. Start again from your assistant.'));
-      return;
+      sendPage(res, 400, errorPage(`This ${what} form has expired. Start again from your assistant.`));
+      return null;
     }
+    return { body, parsed };
+  };
+
+  router.post('/authorize/sign-in', form, async (req, res) => {
+    const accepted = acceptForm(req, res, 'sign-in');
+    if (accepted === null) return;
+    const { body, parsed } = accepted;
     const csrf = csrfToken(req, res);
     const email = typeof body.email === 'string' ? body.email.trim().toLowerCase().slice(0, 320) : '';
     const password = typeof body.password === 'string' ? body.password.slice(0, 256) : '';
@@ -166,16 +181,9 @@ export function authorizeRoutes(deps: OAuthDeps): Router {
   });
 
   router.post('/authorize/consent', form, async (req, res) => {
-    const body = (req.body ?? {}) as Record<string, unknown>;
-    if (!csrfOk(req, body, deps)) {
-      sendPage(res, 403, errorPage('The form was not sent from this page. Start again from your assistant.'));
-      return;
-    }
-    const parsed = formRequest(body);
-    if (parsed === null) {
-      sendPage(res, 400, errorPage('This consent form has expired. Start again from your assistant.'));
-      return;
-    }
+    const accepted = acceptForm(req, res, 'consent');
+    if (accepted === null) return;
+    const { body, parsed } = accepted;
     const { client, request } = parsed;
     const customer = await signedIn(req);
     if (customer === null) {
