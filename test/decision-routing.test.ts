@@ -2,7 +2,7 @@ import { DecisionClient, partitionOf, type DecisionRequest, type Verdict } from 
 import { hashApiKey } from '@gateway/store';
 import { GatewayFixtures, startGatewayCluster, type GatewayCluster } from '@gateway/testing';
 import { connect, type NatsConnection, type Subscription } from 'nats';
-import { testDatabaseUri, testNatsUrl } from './harness';
+import { testDatabaseUri, testNatsUrl, untilPartitionsSplit } from './harness';
 
 /**
  * Decisions go to the owning node in one message per event-loop turn once an answer named the owner, and fall back
@@ -21,7 +21,7 @@ beforeAll(async () => {
   cluster = await startGatewayCluster({ mongoUri, natsUrl: testNatsUrl(), edges: 0, actors: 0 });
   await cluster.startActor({ NODE_ID: 'router-a' });
   await cluster.startActor({ NODE_ID: 'router.b' }); // a dot: node ids become one subject token
-  await untilPartitionsSplitEvenly();
+  await untilPartitionsSplit(cluster.actors, Number(cluster.sharedEnv.PARTITIONS));
   fixtures = await GatewayFixtures.open(cluster, mongoUri, testNatsUrl());
   const customer = await fixtures.customer('business');
   const connection = await fixtures.videoAdsConnection(customer.customer_id);
@@ -48,26 +48,6 @@ afterAll(async () => {
   await fixtures?.close();
   await cluster?.stop();
 });
-
-/**
- * The second node takes its share a few partitions at a time; owners that still move while a test runs would make
- * its message counts depend on timing.
- */
-async function untilPartitionsSplitEvenly(): Promise<void> {
-  const partitions = Number(cluster.sharedEnv.PARTITIONS);
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const owned = await Promise.all(
-      cluster.actors.map(
-        async (actor) => ((await (await fetch(`${actor.url}/healthz`)).json()) as { partitions: number }).partitions,
-      ),
-    );
-    const total = owned.reduce((sum, count) => sum + count, 0);
-    if (total === partitions && Math.max(...owned) - Math.min(...owned) <= 1) return;
-    if (Date.now() > deadline) throw new Error(`the partitions did not split evenly: ${owned.join(' / ')}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 function forward(keyHash: string): DecisionRequest {
   return { keyHash, ip: '127.0.0.1', intent: 'forward', provider: 'video-ads', pathAllowed: true };

@@ -2,7 +2,7 @@ import { partitionOf } from '@gateway/decisions';
 import { hashApiKey } from '@gateway/store';
 import { GatewayFixtures, startGatewayCluster, type GatewayCluster, type RunningService } from '@gateway/testing';
 import { connect, JSONCodec, type NatsConnection } from 'nats';
-import { rawRequest, testDatabaseUri, testNatsUrl } from './harness';
+import { rawRequest, testDatabaseUri, testNatsUrl, untilPartitionsSplit } from './harness';
 
 /**
  * Partition ownership moves between quota-actor processes without over-admitting (issue: failover within 2 s,
@@ -126,6 +126,7 @@ describe('quota-actor failover', () => {
       if (total === 150) stopped = owner.stop('SIGTERM');
     });
     await stopped;
+    actorsById.delete(ownerId);
     expect(other).toBe(0);
     expect(admitted).toBe(QUOTA);
     expect(await quotaUsed(secret)).toBe(QUOTA);
@@ -134,6 +135,7 @@ describe('quota-actor failover', () => {
 
   it('SIGTERM hands each key’s rate bucket to the next owner: no fresh burst after a handover', async () => {
     for (const id of ['actor-d', 'actor-e']) actorsById.set(id, await cluster.startActor({ NODE_ID: id }));
+    await untilPartitionsSplit([...actorsById.values()], Number(cluster.sharedEnv.PARTITIONS));
     // 1 per second with a burst of 20: after the burst is spent, 20 units take 20 s to come back.
     await fixtures.setPlan('growth', {
       rate_limit_rps: 1,

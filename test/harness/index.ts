@@ -58,3 +58,24 @@ export function startTestService(
 
 export { rawRequest } from './raw-http';
 export type { RawResponse } from './raw-http';
+
+/**
+ * Waits until the live quota-actors own every partition, each its share. A node that joins takes its share a few
+ * partitions at a time; owners still moving while a test runs would make what it measures depend on timing.
+ */
+export async function untilPartitionsSplit(actors: RunningService[], partitions: number): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const owned = await Promise.all(
+      actors.map(
+        async (actor) => ((await (await fetch(`${actor.url}/healthz`)).json()) as { partitions: number }).partitions,
+      ),
+    );
+    const total = owned.reduce((sum, count) => sum + count, 0);
+    // Each node takes at most its share, ceil(P / nodes) (16 over 3: 6, 6, 4).
+    if (total === partitions && Math.max(...owned) <= Math.ceil(partitions / actors.length) && Math.min(...owned) > 0)
+      return;
+    if (Date.now() > deadline) throw new Error(`the partitions did not split: ${owned.join(' / ')}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}

@@ -7,8 +7,11 @@ interface LeaseValue {
   expiresAt: number;
   /** Revision of the write that acquired the lease: the fencing token of this ownership. */
   epoch: number;
-  /** Set by a clean handover: the lease is free, and these are the rate buckets that were not full. */
-  released?: { rates: Record<string, number> };
+  /**
+   * Set by a clean handover: the lease is free, with what the next owner needs of the rate buckets (the ones that
+   * were not full, or, from a node that held the lease only to pass it on, what it had been handed itself).
+   */
+  released?: PreviousOwner;
 }
 
 export interface HeldLease {
@@ -23,8 +26,10 @@ export interface HeldLease {
    * it may have decided when it stopped renewing (a crash: its buckets are unknown, and start spent then).
    * Absent when the partition had no owner before, or was released before handovers carried buckets.
    */
-  previous?: { rates: Record<string, number> } | { diedAt: number };
+  previous?: PreviousOwner;
 }
+
+export type PreviousOwner = { rates: Record<string, number> } | { diedAt: number };
 
 const json = JSONCodec<LeaseValue>();
 
@@ -75,7 +80,7 @@ export class LeaseTable {
         const current = json.decode(entry.value);
         if (current.released) {
           if (options.onlyOrphaned) return null;
-          previous = { rates: current.released.rates };
+          previous = current.released;
         } else {
           if (current.owner !== this.nodeId && nowMs <= current.expiresAt + this.marginMs) return null;
           previous = { diedAt: current.expiresAt };
@@ -123,14 +128,16 @@ export class LeaseTable {
 
   /**
    * Clean handover: marks the lease free so another node can take it at once, with the rate buckets that were not
-   * full (key hashes to their state), so the next owner continues them exactly.
+   * full (key hashes to their state), so the next owner continues them exactly. Without `rates` (a lease taken and
+   * given up before any key was decided) it passes on what its own previous owner left.
    */
-  async release(lease: HeldLease, rates: Record<string, number> = {}): Promise<void> {
+  async release(lease: HeldLease, rates?: Record<string, number>): Promise<void> {
     lease.validUntil = 0;
+    const released: PreviousOwner = rates ? { rates } : (lease.previous ?? { rates: {} });
     try {
       await this.kv.update(
         this.key(lease.partition),
-        json.encode({ owner: this.nodeId, expiresAt: 0, epoch: lease.epoch, released: { rates } }),
+        json.encode({ owner: this.nodeId, expiresAt: 0, epoch: lease.epoch, released }),
         lease.revision,
       );
     } catch {

@@ -124,6 +124,11 @@ export class PartitionActor {
   rateHandover(): Record<string, number> {
     const now = Date.now();
     const rates: Record<string, number> = {};
+    // Buckets handed to this owner for keys it has not decided since still hold.
+    const previous = this.lease.previous;
+    if (previous && 'rates' in previous) {
+      for (const [hash, tat] of Object.entries(previous.rates)) if (tat > now) rates[hash] = tat;
+    }
     for (const [hash, entry] of this.entries) {
       const tat = entry.limiter?.handoverState(now);
       if (tat !== undefined) rates[hash] = tat;
