@@ -1,19 +1,12 @@
 import { hashPassword } from '@gateway/store';
-import {
-  freePort,
-  GatewayFixtures,
-  startGatewayCluster,
-  startService,
-  type GatewayCluster,
-  type RunningService,
-} from '@gateway/testing';
+import { GatewayFixtures, startGatewayCluster, type GatewayCluster, type RunningService } from '@gateway/testing';
 import { auth, type OAuthClientProvider } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { OAuthClientInformationMixed, OAuthTokens } from '@modelcontextprotocol/sdk/shared/auth.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createHash, randomBytes } from 'node:crypto';
-import { testDatabaseUri, testNatsUrl } from './harness';
+import { startOAuthWithMcp, testDatabaseUri, testNatsUrl } from './harness';
 
 /**
  * oauth-server end to end (spec 5.3): the MCP SDK's own client-side OAuth against real oauth-server and mcp-server
@@ -41,19 +34,10 @@ beforeAll(async () => {
   cluster = await startGatewayCluster({ mongoUri, natsUrl: testNatsUrl(), edges: 0, actors: 1 });
   fixtures = await GatewayFixtures.open(cluster, mongoUri, testNatsUrl());
   await fixtures.setPlan('trial', { rate_limit_rps: 1000, rate_burst: 1000 });
-  // Each names the other: the MCP port is chosen first so oauth-server knows the resource before mcp-server runs.
-  const mcpPort = await freePort();
-  mcpUrl = `http://127.0.0.1:${mcpPort}/mcp`;
-  oauth = await startService(
-    'oauth-server',
-    {
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'warn',
-      MONGODB_URI: mongoUri,
-      NATS_URL: testNatsUrl(),
-      PARTITIONS: cluster.sharedEnv.PARTITIONS,
-      SUBJECT_PREFIX: cluster.sharedEnv.SUBJECT_PREFIX,
-      MCP_RESOURCE_URL: mcpUrl,
+  ({ oauth, mcpUrl } = await startOAuthWithMcp(cluster, {
+    mongoUri,
+    natsUrl: testNatsUrl(),
+    oauthEnv: {
       CHAT_ASSISTANT_CLIENT_ID: CHAT,
       CHAT_ASSISTANT_NAME: 'Chat Assistant',
       CHAT_ASSISTANT_REDIRECT_URIS: CHAT_CALLBACK,
@@ -62,15 +46,9 @@ beforeAll(async () => {
       SECOND_ASSISTANT_REDIRECT_PREFIX: SECOND_PREFIX,
       SIGN_IN_MAX_FAILURES: '50',
     },
-    { listeners: ['http'], timeoutMs: 60_000 },
-  );
+    mcpEnv: { OAUTH_TOKEN_CACHE_MS: '1000' },
+  }));
   issuer = oauth.url;
-  await cluster.startMcp({
-    PORT: String(mcpPort),
-    AUTHORIZATION_SERVER_URL: issuer,
-    MONGODB_URI: mongoUri,
-    OAUTH_TOKEN_CACHE_MS: '1000',
-  });
 }, 180_000);
 
 afterAll(async () => {

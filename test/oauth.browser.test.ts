@@ -1,14 +1,8 @@
-import {
-  freePort,
-  startGatewayCluster,
-  startService,
-  type GatewayCluster,
-  type RunningService,
-} from '@gateway/testing';
+import { startGatewayCluster, type GatewayCluster, type RunningService } from '@gateway/testing';
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { testDatabaseUri, testNatsUrl } from './harness';
+import { startOAuthWithMcp, testDatabaseUri, testNatsUrl } from './harness';
 
 /**
  * The assistant sign-in in a real browser (Debian's chromium through playwright-core, headless), as a customer
@@ -32,23 +26,11 @@ beforeAll(async () => {
   if (!existsSync(CHROMIUM)) return;
   const mongoUri = testDatabaseUri();
   cluster = await startGatewayCluster({ mongoUri, natsUrl: testNatsUrl(), edges: 0, actors: 1 });
-  const mcpPort = await freePort();
-  mcpUrl = `http://127.0.0.1:${mcpPort}/mcp`;
-  oauth = await startService(
-    'oauth-server',
-    {
-      NODE_ENV: 'test',
-      LOG_LEVEL: 'warn',
-      MONGODB_URI: mongoUri,
-      NATS_URL: testNatsUrl(),
-      PARTITIONS: cluster.sharedEnv.PARTITIONS,
-      SUBJECT_PREFIX: cluster.sharedEnv.SUBJECT_PREFIX,
-      MCP_RESOURCE_URL: mcpUrl,
-      CHAT_ASSISTANT_REDIRECT_URIS: CALLBACK,
-    },
-    { listeners: ['http'], timeoutMs: 60_000 },
-  );
-  await cluster.startMcp({ PORT: String(mcpPort), AUTHORIZATION_SERVER_URL: oauth.url, MONGODB_URI: mongoUri });
+  ({ oauth, mcpUrl } = await startOAuthWithMcp(cluster, {
+    mongoUri,
+    natsUrl: testNatsUrl(),
+    oauthEnv: { CHAT_ASSISTANT_REDIRECT_URIS: CALLBACK },
+  }));
   portal = (await cluster.startPortal({ LOG_LEVEL: 'error' })).url;
   browser = await chromium.launch({
     executablePath: CHROMIUM,

@@ -57,6 +57,7 @@ export function startTestService(
 }
 
 export { rawRequest } from './raw-http';
+export { startOAuthWithMcp } from './oauth-stack';
 export type { RawResponse } from './raw-http';
 
 /**
