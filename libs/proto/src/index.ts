@@ -18,7 +18,9 @@ export type { FetchRequest, FetchRequest__Output } from './generated/gateway/pro
 export type { FetchResponse, FetchResponse__Output } from './generated/gateway/provider/v1/FetchResponse';
 export type { Failure, Failure__Output } from './generated/gateway/provider/v1/Failure';
 export type { ClientFrame, ClientFrame__Output } from './generated/gateway/provider/v1/ClientFrame';
+export type { ClientFrames, ClientFrames__Output } from './generated/gateway/provider/v1/ClientFrames';
 export type { ServerFrame, ServerFrame__Output } from './generated/gateway/provider/v1/ServerFrame';
+export type { ServerFrames, ServerFrames__Output } from './generated/gateway/provider/v1/ServerFrames';
 export type { ResponseHead, ResponseHead__Output } from './generated/gateway/provider/v1/ResponseHead';
 export type {
   ProviderProxyClient,

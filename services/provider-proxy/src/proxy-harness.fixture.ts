@@ -8,10 +8,12 @@ import { Metadata, type ClientDuplexStream } from '@grpc/grpc-js';
 import {
   createRawProviderProxyClient,
   type ClientFrame,
+  type ClientFrames,
   type FetchRequest,
   type FetchResponse__Output,
   type ProviderProxyClient,
   type ServerFrame__Output,
+  type ServerFrames__Output,
 } from '@gateway/proto';
 import { newAccountId } from '@gateway/store';
 import { createLogger } from '@gateway/telemetry';
@@ -145,23 +147,35 @@ export interface CollectedAnswer {
   kinds: string[];
 }
 
-/** An Exchange stream with answers collected per correlation id. */
+/**
+ * An Exchange stream with answers collected per correlation id. Each `send`, `cancel` or `write` is one
+ * ClientFrames message; `messages` keeps the frames of each ServerFrames message received.
+ */
 export class ExchangeClient {
-  readonly stream: ClientDuplexStream<ClientFrame, ServerFrame__Output>;
+  readonly stream: ClientDuplexStream<ClientFrames, ServerFrames__Output>;
   readonly frames: ServerFrame__Output[] = [];
+  readonly messages: ServerFrame__Output[][] = [];
   private readonly answers = new Map<string, CollectedAnswer>();
   private readonly waiters = new Map<string, (answer: CollectedAnswer) => void>();
 
   constructor(client: ProviderProxyClient) {
     this.stream = client.exchange();
-    this.stream.on('data', (frame: ServerFrame__Output) => this.onFrame(frame));
+    this.stream.on('data', (message: ServerFrames__Output) => {
+      this.messages.push(message.frames);
+      for (const frame of message.frames) this.onFrame(frame);
+    });
     this.stream.on('error', () => undefined);
   }
 
   send(request: FetchRequest & { correlation_id: string }): Promise<CollectedAnswer> {
     const done = this.answer(request.correlation_id);
-    this.stream.write({ request });
+    this.write([{ request }]);
     return done;
+  }
+
+  /** Sends the frames as one batch; answers of its requests are collected only after `answer(id)`. */
+  write(frames: ClientFrame[]): void {
+    this.stream.write({ frames });
   }
 
   answer(id: string): Promise<CollectedAnswer> {
@@ -170,7 +184,7 @@ export class ExchangeClient {
   }
 
   cancel(id: string): void {
-    this.stream.write({ cancel: { correlation_id: id } });
+    this.write([{ cancel: { correlation_id: id } }]);
   }
 
   private onFrame(frame: ServerFrame__Output): void {

@@ -12,6 +12,7 @@ import {
   type TestProxy,
 } from '../proxy-harness.fixture';
 import { MAX_CHUNK_BYTES } from './exchange.handler';
+import { MAX_BATCH_BYTES } from './frame.writer';
 
 const BIG_BODY = randomBytes(300 * 1024 + 123);
 const HUGE_BYTES = 64 * 1024 * 1024;
@@ -126,6 +127,65 @@ describe('provider-proxy Exchange', () => {
     const after = await exchange.send(request('c2', 'n=2'));
     expect(after.failure).toBeNull();
     expect(exchange.frames.some((frame) => frame.correlation_id === 'c1')).toBe(false);
+    exchange.stream.end();
+  });
+
+  it('answers the requests of one ClientFrames message, rejecting a missing or duplicate correlation id together', async () => {
+    const exchange = new ExchangeClient(harness.client);
+    const answered = exchange.answer('d');
+    exchange.write([
+      { request: request('', 'n=0') },
+      { request: request('d', 'n=1&delay_ms=50') },
+      { request: request('d', 'n=2') },
+    ]);
+    expect((await answered).failure?.code).toBe('invalid_request');
+    // Both rejections are written in the turn that read the batch, so they leave as one ServerFrames message.
+    expect(exchange.messages[0]!.map((frame) => [frame.correlation_id, frame.end?.failure?.code])).toEqual([
+      ['', 'invalid_request'],
+      ['d', 'invalid_request'],
+    ]);
+    await waitFor(() => exchange.frames.some((frame) => frame.kind === 'whole'));
+    const whole = exchange.frames.find((frame) => frame.kind === 'whole')!;
+    expect(JSON.parse(whole.whole!.body.toString()).data.echo).toBe('1');
+    exchange.stream.end();
+  });
+
+  it('aborts only the request a cancel inside a batch names and starts the other requests of the batch', async () => {
+    const exchange = new ExchangeClient(harness.client);
+    const before = platform.requests.length;
+    exchange.write([{ request: request('x', 'kind=hang&n=x') }, { request: request('y', 'kind=hang&n=y') }]);
+    await waitFor(() => platform.requests.length >= before + 2);
+    const seen = (n: string) => platform.requests.slice(before).find((recorded) => recorded.url.includes(`n=${n}`))!;
+    let yAborted = false;
+    void seen('y').aborted.then(() => (yAborted = true));
+    const z = exchange.answer('z');
+    exchange.write([{ cancel: { correlation_id: 'x' } }, { request: request('z', 'n=z') }]);
+    await seen('x').aborted;
+    expect((await z).failure).toBeNull();
+    expect(yAborted).toBe(false);
+    exchange.cancel('y');
+    await seen('y').aborted;
+    expect(exchange.frames.some((frame) => frame.correlation_id === 'x' || frame.correlation_id === 'y')).toBe(false);
+    exchange.stream.end();
+  });
+
+  it('streams a large answer in 64 KiB chunks next to small ones, no message over the batch byte cap', async () => {
+    const exchange = new ExchangeClient(harness.client);
+    const small = Array.from({ length: 4 }, (_, i) => exchange.answer(`s${i}`));
+    const big = exchange.answer('big');
+    exchange.write([
+      { request: request('big', 'kind=big') },
+      ...Array.from({ length: 4 }, (_, i) => ({ request: request(`s${i}`, `n=${i}`) })),
+    ]);
+    const answer = await big;
+    for (const done of await Promise.all(small)) expect(done.failure).toBeNull();
+    expect(answer.body.equals(BIG_BODY)).toBe(true);
+    expect(Math.max(...answer.chunks.map((chunk) => chunk.length))).toBeLessThanOrEqual(MAX_CHUNK_BYTES);
+    const bodyBytes = (frames: typeof exchange.frames) =>
+      frames.reduce((sum, frame) => sum + (frame.chunk?.length ?? frame.whole?.body.length ?? 0), 0);
+    for (const frames of exchange.messages) {
+      expect(bodyBytes(frames)).toBeLessThanOrEqual(MAX_BATCH_BYTES + MAX_CHUNK_BYTES);
+    }
     exchange.stream.end();
   });
 

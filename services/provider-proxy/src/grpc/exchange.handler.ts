@@ -1,19 +1,24 @@
 import { ROOT_CONTEXT } from '@opentelemetry/api';
-import type { handleBidiStreamingCall, ServerDuplexStream } from '@grpc/grpc-js';
-import type { ClientFrame__Output, FetchRequest__Output, ResponseHead, ServerFrame } from '@gateway/proto';
+import type { handleBidiStreamingCall } from '@grpc/grpc-js';
+import type {
+  ClientFrame__Output,
+  ClientFrames__Output,
+  FetchRequest__Output,
+  ResponseHead,
+  ServerFrame,
+  ServerFrames,
+} from '@gateway/proto';
 import type { Logger } from '@gateway/telemetry';
 import type { ProxyMetrics } from '../ops/proxy.metrics';
 import { failure, type ProxyFailure } from '../proxy/proxy-failure';
 import type { ProxyService, ResponseSink } from '../proxy/proxy.service';
-import { FrameWriter } from './frame.writer';
+import { FrameWriter, type ExchangeCall } from './frame.writer';
 
 /** Largest body chunk per frame: keeps frames of other requests on the same stream from waiting long. */
 export const MAX_CHUNK_BYTES = 64 * 1024;
 
 /** Answers whose body ends within this many bytes travel as one whole frame. */
 export const WHOLE_FRAME_MAX_BYTES = MAX_CHUNK_BYTES;
-
-type ExchangeCall = ServerDuplexStream<ClientFrame__Output, ServerFrame>;
 
 /**
  * The open Exchange streams, so a graceful shutdown can ask each to finish what it has in flight and end,
@@ -29,7 +34,7 @@ export class ExchangeStreams {
     private readonly logger: Logger,
   ) {}
 
-  handler(): handleBidiStreamingCall<ClientFrame__Output, ServerFrame> {
+  handler(): handleBidiStreamingCall<ClientFrames__Output, ServerFrames> {
     return (call) => {
       const session = new ExchangeSession(call, this.proxy, this.logger, () => {
         this.sessions.delete(session);
@@ -55,7 +60,7 @@ export class ExchangeStreams {
 /**
  * One Exchange stream: many requests in flight, each answered by one whole frame, or by head, chunks (at most
  * 64 KiB) and end frames, carrying its correlation id. A Cancel frame aborts that request's platform call; a broken stream
- * aborts all of them.
+ * aborts all of them. Each incoming message is a batch of frames, handled in order.
  */
 class ExchangeSession {
   private readonly inFlight = new Map<string, AbortController>();
@@ -71,7 +76,9 @@ class ExchangeSession {
     private readonly onFinished: () => void,
   ) {
     this.writer = new FrameWriter(call);
-    call.on('data', (frame: ClientFrame__Output) => this.onFrame(frame));
+    call.on('data', (message: ClientFrames__Output) => {
+      for (const frame of message.frames) this.onFrame(frame);
+    });
     call.on('end', () => {
       this.clientDone = true;
       this.endIfIdle();

@@ -2,16 +2,16 @@
 
 import type * as grpc from '@grpc/grpc-js'
 import type { MethodDefinition } from '@grpc/proto-loader'
-import type { ClientFrame as _gateway_provider_v1_ClientFrame, ClientFrame__Output as _gateway_provider_v1_ClientFrame__Output } from '../../../gateway/provider/v1/ClientFrame';
+import type { ClientFrames as _gateway_provider_v1_ClientFrames, ClientFrames__Output as _gateway_provider_v1_ClientFrames__Output } from '../../../gateway/provider/v1/ClientFrames';
 import type { FetchRequest as _gateway_provider_v1_FetchRequest, FetchRequest__Output as _gateway_provider_v1_FetchRequest__Output } from '../../../gateway/provider/v1/FetchRequest';
 import type { FetchResponse as _gateway_provider_v1_FetchResponse, FetchResponse__Output as _gateway_provider_v1_FetchResponse__Output } from '../../../gateway/provider/v1/FetchResponse';
-import type { ServerFrame as _gateway_provider_v1_ServerFrame, ServerFrame__Output as _gateway_provider_v1_ServerFrame__Output } from '../../../gateway/provider/v1/ServerFrame';
+import type { ServerFrames as _gateway_provider_v1_ServerFrames, ServerFrames__Output as _gateway_provider_v1_ServerFrames__Output } from '../../../gateway/provider/v1/ServerFrames';
 
 export interface ProviderProxyClient extends grpc.Client {
-  Exchange(metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientDuplexStream<_gateway_provider_v1_ClientFrame, _gateway_provider_v1_ServerFrame__Output>;
-  Exchange(options?: grpc.CallOptions): grpc.ClientDuplexStream<_gateway_provider_v1_ClientFrame, _gateway_provider_v1_ServerFrame__Output>;
-  exchange(metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientDuplexStream<_gateway_provider_v1_ClientFrame, _gateway_provider_v1_ServerFrame__Output>;
-  exchange(options?: grpc.CallOptions): grpc.ClientDuplexStream<_gateway_provider_v1_ClientFrame, _gateway_provider_v1_ServerFrame__Output>;
+  Exchange(metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientDuplexStream<_gateway_provider_v1_ClientFrames, _gateway_provider_v1_ServerFrames__Output>;
+  Exchange(options?: grpc.CallOptions): grpc.ClientDuplexStream<_gateway_provider_v1_ClientFrames, _gateway_provider_v1_ServerFrames__Output>;
+  exchange(metadata: grpc.Metadata, options?: grpc.CallOptions): grpc.ClientDuplexStream<_gateway_provider_v1_ClientFrames, _gateway_provider_v1_ServerFrames__Output>;
+  exchange(options?: grpc.CallOptions): grpc.ClientDuplexStream<_gateway_provider_v1_ClientFrames, _gateway_provider_v1_ServerFrames__Output>;
   
   Fetch(argument: _gateway_provider_v1_FetchRequest, metadata: grpc.Metadata, options: grpc.CallOptions, callback: grpc.requestCallback<_gateway_provider_v1_FetchResponse__Output>): grpc.ClientUnaryCall;
   Fetch(argument: _gateway_provider_v1_FetchRequest, metadata: grpc.Metadata, callback: grpc.requestCallback<_gateway_provider_v1_FetchResponse__Output>): grpc.ClientUnaryCall;
@@ -25,13 +25,13 @@ export interface ProviderProxyClient extends grpc.Client {
 }
 
 export interface ProviderProxyHandlers extends grpc.UntypedServiceImplementation {
-  Exchange: grpc.handleBidiStreamingCall<_gateway_provider_v1_ClientFrame__Output, _gateway_provider_v1_ServerFrame>;
+  Exchange: grpc.handleBidiStreamingCall<_gateway_provider_v1_ClientFrames__Output, _gateway_provider_v1_ServerFrames>;
   
   Fetch: grpc.handleUnaryCall<_gateway_provider_v1_FetchRequest__Output, _gateway_provider_v1_FetchResponse>;
   
 }
 
 export interface ProviderProxyDefinition extends grpc.ServiceDefinition {
-  Exchange: MethodDefinition<_gateway_provider_v1_ClientFrame, _gateway_provider_v1_ServerFrame, _gateway_provider_v1_ClientFrame__Output, _gateway_provider_v1_ServerFrame__Output>
+  Exchange: MethodDefinition<_gateway_provider_v1_ClientFrames, _gateway_provider_v1_ServerFrames, _gateway_provider_v1_ClientFrames__Output, _gateway_provider_v1_ServerFrames__Output>
   Fetch: MethodDefinition<_gateway_provider_v1_FetchRequest, _gateway_provider_v1_FetchResponse, _gateway_provider_v1_FetchRequest__Output, _gateway_provider_v1_FetchResponse__Output>
 }
