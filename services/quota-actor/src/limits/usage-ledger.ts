@@ -50,6 +50,8 @@ export interface UsageDelta {
  * check the epochs once per batch instead (FenceMode).
  */
 export class UsageLedger {
+  private epochRead: { wanted: Set<string>; result: Promise<Map<string, number>> } | undefined;
+
   constructor(
     private readonly connection: Connection,
     private readonly fence: FenceMode = 'atomic',
@@ -194,8 +196,35 @@ export class UsageLedger {
   }
 
   private async ownedIds(ids: string[], epoch: number): Promise<Set<string>> {
-    const owned = await this.collection.find({ _id: { $in: ids }, epoch }, { projection: { _id: 1 } }).toArray();
-    return new Set(owned.map((doc) => doc._id));
+    const epochs = await this.epochsOf(ids);
+    return new Set(ids.filter((id) => epochs.get(id) === epoch));
+  }
+
+  /**
+   * The epochs of these documents, read together with those every other caller asks for in the same event-loop
+   * turn: each partition of a node flushes at the same moment, and FerretDB reads the whole collection for an
+   * `$in` filter, so one read serves all of them instead of one read per partition.
+   */
+  private epochsOf(ids: string[]): Promise<Map<string, number>> {
+    let read = this.epochRead;
+    if (!read) {
+      const wanted = new Set<string>();
+      read = {
+        wanted,
+        result: new Promise((resolve, reject) =>
+          setImmediate(() => {
+            this.epochRead = undefined;
+            this.collection
+              .find({ _id: { $in: [...wanted] } }, { projection: { epoch: 1 } })
+              .toArray()
+              .then((docs) => resolve(new Map(docs.map((doc) => [doc._id, doc.epoch]))), reject);
+          }),
+        ),
+      };
+      this.epochRead = read;
+    }
+    for (const id of ids) read.wanted.add(id);
+    return read.result;
   }
 }
 
@@ -203,7 +232,7 @@ export class UsageLedger {
  * How a fenced write can be made on this database. MongoDB checks `{_id, epoch}` on the `_id` index inside one
  * atomic update. FerretDB 1.24 reads the whole collection for any filter other than `_id` alone, per statement,
  * and applies updates as read-modify-write anyway (no atomicity to lose); there the ledger reads the epochs once
- * per flush and writes by `_id` (a flush of 128 keys: one read of the collection instead of 128).
+ * per flush round of the node (all its partitions together) and writes by `_id`.
  */
 export type FenceMode = 'atomic' | 'read-then-write';
 
