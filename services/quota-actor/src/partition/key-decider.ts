@@ -16,12 +16,12 @@ export interface UsageAccess {
  * tests: key -> address -> rate -> provider -> path -> account -> quota. Rate counts every request of a valid key
  * from an allowed address, including ones the gateway then rejects; only forwarded requests count toward the quota.
  */
-export async function decideForKey(
+export function decideForKey(
   entry: KeyEntry,
   request: DecisionRequest,
   nowMs: number,
   usageAccess: UsageAccess,
-): Promise<Verdict> {
+): Verdict | Promise<Verdict> {
   const record = entry.record;
   if (record === null) return { ok: false, code: 'invalid_api_key' };
   const keyId = record.key_id;
@@ -29,9 +29,27 @@ export async function decideForKey(
   if (entry.ipAllowed && !entry.ipAllowed(request.ip)) {
     return { ok: false, code: 'ip_not_allowed', keyId, detail: `address ${request.ip} is not on the key's allowlist` };
   }
-
   const month = monthOf(nowMs);
-  const usage = entry.usage && entry.usage.month === month ? entry.usage : await usageAccess.open(entry, month);
+  if (entry.usage && entry.usage.month === month)
+    return decideWithUsage(entry, record, request, entry.usage, nowMs, usageAccess);
+  return usageAccess
+    .open(entry, month)
+    .then((usage) => decideWithUsage(entry, record, request, usage, nowMs, usageAccess));
+}
+
+/**
+ * The rest of the checks once the month's usage is open. Synchronous unless a block-mode key needs a larger
+ * reservation: the common decision costs no promise and no turn of the event loop.
+ */
+function decideWithUsage(
+  entry: KeyEntry,
+  record: KeyDecisionRecord,
+  request: DecisionRequest,
+  usage: UsageCounter,
+  nowMs: number,
+  usageAccess: UsageAccess,
+): Verdict | Promise<Verdict> {
+  const keyId = record.key_id;
   const rate = request.countRate === false ? entry.limiter!.peek(nowMs) : entry.limiter!.take(nowMs);
   const quota = quotaState(record, usage, nowMs);
   if (!rate.allowed) {
@@ -68,7 +86,7 @@ export async function decideForKey(
   }
 }
 
-async function forward(
+function forward(
   entry: KeyEntry,
   record: KeyDecisionRecord,
   request: DecisionRequest,
@@ -76,7 +94,7 @@ async function forward(
   admit: Admit,
   nowMs: number,
   usageAccess: UsageAccess,
-): Promise<Verdict> {
+): Verdict | Promise<Verdict> {
   const keyId = record.key_id;
   const reject = (code: Reject['code'], detail?: string): Reject => ({
     ok: false,
@@ -106,17 +124,19 @@ async function forward(
     return reject('account_not_allowed', `the account is not a ${provider} connection of this key`);
   }
 
+  const admitted = (): Admit => {
+    usage.count(nowMs);
+    return { ...admit, accountId: connection.account_id, quota: quotaState(record, usage, nowMs) };
+  };
   const plan = record.plan;
-  if (plan.overage_mode === 'block') {
-    if (usage.used >= plan.monthly_quota) return quotaExceeded(keyId, admit, nowMs);
-    if (usage.used >= usage.reserved) {
-      const want = Math.max(10, Math.min(1000, Math.ceil(plan.rate_limit_rps)));
-      const granted = await usageAccess.reserve(entry, usage, want);
-      if (!granted || usage.used >= usage.reserved) return quotaExceeded(keyId, admit, nowMs);
-    }
-  }
-  usage.count(nowMs);
-  return { ...admit, accountId: connection.account_id, quota: quotaState(record, usage, nowMs) };
+  if (plan.overage_mode !== 'block') return admitted();
+  if (usage.used >= plan.monthly_quota) return quotaExceeded(keyId, admit, nowMs);
+  if (usage.used < usage.reserved) return admitted();
+  const want = Math.max(10, Math.min(1000, Math.ceil(plan.rate_limit_rps)));
+  return usageAccess.reserve(entry, usage, want).then((granted) => {
+    if (!granted || usage.used >= usage.reserved) return quotaExceeded(keyId, admit, nowMs);
+    return admitted();
+  });
 }
 
 function quotaExceeded(keyId: string, admit: Admit, nowMs: number): Reject {

@@ -192,11 +192,19 @@ export class PartitionActor {
       setSafeAttributes(batchSpan, { 'gateway.expired': true });
       return { expired: true };
     }
-    const verdicts: Verdict[] = [];
-    await this.preload(requests);
-    if (expiresAt !== undefined && Date.now() > expiresAt) return { expired: true };
+    const missing = this.missingKeys(requests);
+    if (missing.length > 0) {
+      await Promise.allSettled(missing.map((hash) => this.entry(hash)));
+      if (expiresAt !== undefined && Date.now() > expiresAt) return { expired: true };
+    }
     const subject = partitionSubjects(this.deps.subjectPrefix, this.partition).decide;
-    for (const request of requests) verdicts.push(await this.tracedDecision(subject, request));
+    const verdicts: Verdict[] = [];
+    for (const request of requests) {
+      // Most decisions are synchronous (key in memory, month open, no reservation to grow): no promise per request.
+      const verdict =
+        request.traceparent === undefined ? this.decideOne(request) : this.tracedDecision(subject, request);
+      verdicts.push(verdict instanceof Promise ? await verdict : verdict);
+    }
     // The lease ran out while we worked: do not let the caller act on verdicts a new owner may contradict.
     // (A clean stop keeps the lease until its usage is written, so its last batches are still answered.)
     if (Date.now() >= this.lease.validUntil) return { notOwner: true };
@@ -205,9 +213,12 @@ export class PartitionActor {
     return reply;
   }
 
-  private async preload(requests: DecisionRequest[]): Promise<void> {
-    const missing = [...new Set(requests.map((request) => request.keyHash))].filter((hash) => !this.entries.has(hash));
-    if (missing.length > 0) await Promise.allSettled(missing.map((hash) => this.entry(hash)));
+  private missingKeys(requests: DecisionRequest[]): string[] {
+    const missing: string[] = [];
+    for (const { keyHash } of requests) {
+      if (!this.entries.has(keyHash) && !missing.includes(keyHash)) missing.push(keyHash);
+    }
+    return missing;
   }
 
   /**
@@ -215,11 +226,11 @@ export class PartitionActor {
    * span), so each request's trace shows its own verdict even when its decision shared a batch with others.
    */
   private tracedDecision(subject: string, request: DecisionRequest): Promise<Verdict> {
-    const parent = request.traceparent === undefined ? undefined : natsHeaders();
-    parent?.set('traceparent', request.traceparent!);
+    const parent = natsHeaders();
+    parent.set('traceparent', request.traceparent!);
     return withConsumerSpan(
       'quota-actor decision',
-      { subject, ...(parent ? { headers: parent } : {}) },
+      { subject, headers: parent },
       async (span) => {
         const verdict = await this.decideOne(request);
         setSafeAttributes(span, {
@@ -234,20 +245,42 @@ export class PartitionActor {
     );
   }
 
-  private async decideOne(request: DecisionRequest): Promise<Verdict> {
-    let verdict: Verdict;
+  private decideOne(request: DecisionRequest): Verdict | Promise<Verdict> {
+    const cached = this.cachedEntry(request.keyHash);
+    if (cached !== undefined) return this.decideFor(cached, request);
+    return this.loadEntry(request.keyHash).then(
+      (entry) => this.decideFor(entry, request),
+      (error: unknown) => this.failed(error),
+    );
+  }
+
+  private decideFor(entry: KeyEntry, request: DecisionRequest): Verdict | Promise<Verdict> {
+    let verdict: Verdict | Promise<Verdict>;
     try {
-      const entry = await this.entry(request.keyHash);
       const now = Date.now();
       entry.lastSeenMs = now;
-      verdict = await decideForKey(entry, request, now, this.usageAccess);
+      verdict = decideForKey(entry, request, now, this.usageAccess);
     } catch (error) {
-      if (error instanceof FencedError) this.fenced();
-      else this.deps.logger.error({ err: error, partition: this.partition }, 'decision failed');
-      verdict = UNAVAILABLE;
+      return this.failed(error);
     }
+    if (verdict instanceof Promise) {
+      return verdict.then(
+        (decided) => this.decided(decided),
+        (error: unknown) => this.failed(error),
+      );
+    }
+    return this.decided(verdict);
+  }
+
+  private decided(verdict: Verdict): Verdict {
     this.deps.onDecision?.(verdict);
     return verdict;
+  }
+
+  private failed(error: unknown): Verdict {
+    if (error instanceof FencedError) this.fenced();
+    else this.deps.logger.error({ err: error, partition: this.partition }, 'decision failed');
+    return this.decided(UNAVAILABLE);
   }
 
   private onControl(msg: Msg): Promise<void> {
@@ -286,17 +319,24 @@ export class PartitionActor {
   }
 
   private entry(hash: string): Promise<KeyEntry> {
-    const now = Date.now();
+    const cached = this.cachedEntry(hash);
+    return cached === undefined ? this.loadEntry(hash) : Promise.resolve(cached);
+  }
+
+  /** The key's entry while it is fresh enough to decide on; a known key past its TTL is refreshed in the background. */
+  private cachedEntry(hash: string): KeyEntry | undefined {
     const cached = this.entries.get(hash);
-    if (cached) {
-      const ttl = cached.record === null ? this.deps.negativeTtlMs : this.deps.recordTtlMs;
-      if (now - cached.loadedAtMs < ttl) return Promise.resolve(cached);
-      if (cached.record !== null) {
-        cached.loadedAtMs = now; // one background refresh at a time
-        void this.refresh(hash);
-        return Promise.resolve(cached);
-      }
-    }
+    if (!cached) return undefined;
+    const now = Date.now();
+    const ttl = cached.record === null ? this.deps.negativeTtlMs : this.deps.recordTtlMs;
+    if (now - cached.loadedAtMs < ttl) return cached;
+    if (cached.record === null) return undefined;
+    cached.loadedAtMs = now; // one background refresh at a time
+    void this.refresh(hash);
+    return cached;
+  }
+
+  private loadEntry(hash: string): Promise<KeyEntry> {
     let pending = this.loading.get(hash);
     if (!pending) {
       pending = this.deps.loader
