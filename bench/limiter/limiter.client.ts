@@ -71,11 +71,11 @@ async function actorTarget(
   const nc = await connect({ servers: config.natsUrl, name: 'bench limiter client' });
   const client = new DecisionClient(nc, { partitions: config.partitions, subjectPrefix: config.subjectPrefix });
   let batches = 0;
-  // Counts NATS requests by wrapping the connection's request method (the client sends one per partition batch).
-  const request = nc.request.bind(nc);
-  nc.request = (...args: Parameters<typeof nc.request>) => {
+  // Counts the batches by wrapping the connection's publish (the client publishes one request per batch).
+  const publish = nc.publish.bind(nc);
+  nc.publish = (...args: Parameters<typeof nc.publish>) => {
     batches++;
-    return request(...args);
+    publish(...args);
   };
   return {
     decide: async (keyHash) => {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { withProducerSpan } from '@gateway/telemetry';
-import { ErrorCode, type MsgHdrs, type NatsConnection, type NatsError } from 'nats';
+import type { MsgHdrs, NatsConnection } from 'nats';
 import {
   batchCodec,
   batchReplyCodec,
@@ -18,6 +18,7 @@ import {
   partitionOf,
   partitionSubjects,
 } from './partitions';
+import { NoRespondersError, ReplyInbox, ReplyTimeoutError } from './reply-inbox';
 import type { DecisionRequest, Verdict } from './verdict';
 
 export interface DecisionClientOptions {
@@ -64,11 +65,10 @@ export class DecisionClient {
   private nextBatch = 0;
   /** partition -> node id of its owner, as the last answer for that partition said. */
   private readonly owners = new Map<number, string>();
+  private readonly inbox: ReplyInbox;
 
-  constructor(
-    private readonly nc: NatsConnection,
-    options: DecisionClientOptions = {},
-  ) {
+  constructor(nc: NatsConnection, options: DecisionClientOptions = {}) {
+    this.inbox = new ReplyInbox(nc);
     this.partitions = options.partitions ?? DEFAULT_PARTITIONS;
     this.prefix = options.subjectPrefix ?? DEFAULT_SUBJECT_PREFIX;
     this.requestTimeoutMs = options.requestTimeoutMs ?? 750;
@@ -148,7 +148,7 @@ export class DecisionClient {
         });
         let replies: DecisionBatchReply[] = [];
         try {
-          const message = await this.nc.request(subject, payload, { timeout, ...(headers ? { headers } : {}) });
+          const message = await this.inbox.request(subject, payload, timeout, headers);
           replies = nodeBatchReplyCodec.decode(message.data).parts;
         } catch {
           // Dead, leaving or overloaded: the partition subjects find the current owners.
@@ -199,9 +199,7 @@ export class DecisionClient {
       const timeout = Math.max(1, Math.min(this.requestTimeoutMs, giveUpAt - Date.now()));
       const payload = batchCodec.encode({ requests, expiresAt: Date.now() + timeout, batchId });
       try {
-        const reply = batchReplyCodec.decode(
-          (await this.nc.request(subject, payload, { timeout, ...(headers ? { headers } : {}) })).data,
-        );
+        const reply = batchReplyCodec.decode((await this.inbox.request(subject, payload, timeout, headers)).data);
         if ('verdicts' in reply) {
           if (reply.owner !== undefined) this.owners.set(partition, reply.owner);
           this.settle(pending, reply.verdicts);
@@ -229,17 +227,12 @@ export class DecisionClient {
     for (let attempt = 0; ; attempt++) {
       try {
         const reply = controlReplyCodec.decode(
-          (
-            await this.nc.request(subject, controlCodec.encode(message), {
-              timeout: this.requestTimeoutMs,
-              ...(headers ? { headers } : {}),
-            })
-          ).data,
+          (await this.inbox.request(subject, controlCodec.encode(message), this.requestTimeoutMs, headers)).data,
         );
         if ('ok' in reply) return;
       } catch (error) {
         // Nobody owns the partition: the next owner loads the key fresh from MongoDB, so nothing is stale.
-        if ((error as NatsError).code === ErrorCode.NoResponders) return;
+        if (error instanceof NoRespondersError) return;
         // A refund must not be applied twice: after a timeout it may already have been.
         if (message.op === 'refund' || !isRetryable(error)) throw error;
       }
@@ -250,8 +243,7 @@ export class DecisionClient {
 }
 
 function isRetryable(error: unknown): boolean {
-  const code = (error as NatsError | undefined)?.code;
-  return code === ErrorCode.NoResponders || code === ErrorCode.Timeout;
+  return error instanceof NoRespondersError || error instanceof ReplyTimeoutError;
 }
 
 function delay(ms: number): Promise<void> {
