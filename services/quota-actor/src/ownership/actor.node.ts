@@ -135,7 +135,7 @@ export class ActorNode {
     const now = Date.now();
     await this.members.heartbeat(now);
     await this.renewHeld(now);
-    const target = Math.ceil(this.options.partitions / (await this.members.liveCount(now)));
+    const target = Math.ceil(this.options.partitions / this.members.liveCount(now));
     if (this.actors.size > target) {
       // Give back one partition per tick so a joining node takes over smoothly.
       const extra = this.ownedPartitions.at(-1);
