@@ -17,7 +17,14 @@ const PASSWORD = 'correct horse battery staple';
 
 beforeAll(async () => {
   mongoUri = testDatabaseUri();
-  cluster = await startGatewayCluster({ mongoUri, natsUrl: testNatsUrl(), edges: 1, actors: 1 });
+  // Usage reaches MongoDB every second here (the default is 5 s), so the usage page is checked without long waits.
+  cluster = await startGatewayCluster({
+    mongoUri,
+    natsUrl: testNatsUrl(),
+    edges: 1,
+    actors: 1,
+    actorEnv: { USAGE_FLUSH_MS: '1000' },
+  });
   edge = cluster.edges[0]!.url;
   fixtures = await GatewayFixtures.open(cluster, mongoUri, testNatsUrl());
   await fixtures.setPlan('trial', { rate_limit_rps: 1000, rate_burst: 1000 });
@@ -561,7 +568,7 @@ describe('portal-api - plan and usage', () => {
     expect(bad.status).toBe(400);
 
     async function waitForUsage(c: PortalClient, used: number): Promise<Usage> {
-      // The actor writes counts to MongoDB every second (USAGE_FLUSH_MS).
+      // The actor writes counts to MongoDB every second (USAGE_FLUSH_MS of this cluster).
       const deadline = Date.now() + 5000;
       for (;;) {
         const answer = await c.call<Usage>('GET', '/api/usage');

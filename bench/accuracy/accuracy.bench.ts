@@ -2,10 +2,13 @@ import { partitionOf } from '@gateway/decisions';
 import type { RunningService } from '@gateway/testing';
 import { performance } from 'node:perf_hooks';
 import { connect } from 'nats';
+import { ConfigSchema as ActorConfigSchema } from '../../services/quota-actor/src/config';
 import { GatewayClient, OutcomeCounter } from '../load/http-client';
 import { sleep, waitFor } from '../lib/process';
 import { SampleBuffer, summarize } from '../lib/stats';
 import type { BenchEnvironment, BenchKey } from '../setup/bench-environment';
+
+const USAGE_FLUSH_MS = ActorConfigSchema.shape.USAGE_FLUSH_MS.parse(undefined);
 
 export interface AccuracySettings {
   hotKeySeconds: number;
@@ -211,7 +214,7 @@ async function quotaRun(
   await Promise.all(clients.flatMap((client) => Array.from({ length: settings.clientsPerEdge }, () => worker(client))));
   const seconds = (performance.now() - started) / 1000;
   for (const client of clients) client.close();
-  await sleep(1_500); // one usage flush interval (USAGE_FLUSH_MS, 1 s) and then some
+  await sleep(USAGE_FLUSH_MS + 500); // one usage flush interval of the actors (their default) and then some
   const month = new Date().toISOString().slice(0, 7);
   const ledgerUsed = (await env.fixtures.store.usage.get(key.keyId, month)).used;
   const sandboxRequests = (await sandboxSeq(env)) - seqBefore;
