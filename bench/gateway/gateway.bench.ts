@@ -191,14 +191,26 @@ export async function runGatewayBench(
       for (let run = 1; run <= settings.runs; run++) {
         for (const spec of specs) {
           await calm();
-          const meter = new CpuMeter();
-          const result: K6Result = await runK6(
-            tools.k6.path,
-            workDir,
-            { url: `${spec.wrk.origin}${spec.wrk.target}`, keys, headers: spec.wrk.headers ?? {} },
-            level,
-          );
-          result.cpu = meter.stop();
+          const edge = spec.name === 'gateway-stream' ? env.edges.stream : env.edges.unary;
+          const fixedRate = async () => {
+            const meter = new CpuMeter();
+            const k6Result: K6Result = await runK6(
+              tools.k6.path,
+              workDir,
+              { url: `${spec.wrk.origin}${spec.wrk.target}`, keys, headers: spec.wrk.headers ?? {} },
+              level,
+            );
+            k6Result.cpu = meter.stop();
+            return k6Result;
+          };
+          const result =
+            run === 1 && spec.name.startsWith('gateway')
+              ? await env.profile(
+                  `gateway, ${spec.name} at ${level.rate}/s`,
+                  [edge, env.cluster.proxy, ...env.liveActors()],
+                  fixedRate,
+                )
+              : await fixedRate();
           const key = `${spec.name}@${level.rate}`;
           atRate.set(key, [...(atRate.get(key) ?? []), result]);
           log(
