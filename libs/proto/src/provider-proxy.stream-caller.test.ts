@@ -82,6 +82,16 @@ describe('StreamProviderCaller', () => {
     expect(streams[0]![0]!.map((frame) => frame.request?.query)).toEqual(Array.from({ length: 8 }, (_, i) => `n=${i}`));
   });
 
+  it('puts every call of one turn on one lane, and the next turn on the next lane', async () => {
+    const caller = newCaller(2);
+    await Promise.all(Array.from({ length: 6 }, (_, i) => callBuffered(caller, request(`first=${i}`))));
+    expect(streams).toHaveLength(1);
+    expect(streams[0]).toHaveLength(1);
+    await Promise.all(Array.from({ length: 6 }, (_, i) => callBuffered(caller, request(`second=${i}`))));
+    expect(streams).toHaveLength(2);
+    expect(streams[1]!.map((frames) => frames.length)).toEqual([6]);
+  });
+
   it('sends the calls of later turns in later messages on the same stream', async () => {
     const caller = newCaller(1);
     await callBuffered(caller, request('first'));
@@ -169,7 +179,7 @@ describe('StreamProviderCaller', () => {
     const requestsOn = (messages: ClientFrame__Output[][]) => messages.flat().filter((frame) => frame.request).length;
     const healthyRequests = () =>
       requestsOn(streams.find((messages) => !messages.flat().some((frame) => frame.request?.query === 'stall')) ?? []);
-    // Round robin alone gives each lane one call per turn; once the stalled lane backs up, both go to the other.
+    // The lanes take turns; once the stalled lane backs up, every turn goes to the other.
     let turn = 0;
     while (turn < 200 && healthyRequests() < turn + 10) {
       pending.push(
@@ -187,7 +197,10 @@ describe('StreamProviderCaller', () => {
     stalled!.resume();
     await Promise.all(pending);
     const before = streams.map(requestsOn);
-    await Promise.all(Array.from({ length: 4 }, (_, i) => callBuffered(caller, request(`after${i}`))));
+    // Two turns of two calls: each turn rides one lane, and the drained lane takes its turn again.
+    for (let turnAfter = 0; turnAfter < 2; turnAfter++) {
+      await Promise.all(Array.from({ length: 2 }, (_, i) => callBuffered(caller, request(`after${turnAfter}.${i}`))));
+    }
     expect(streams.map((messages, i) => requestsOn(messages) - before[i]!)).toEqual([2, 2]);
   }, 30_000);
 });

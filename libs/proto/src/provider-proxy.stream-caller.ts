@@ -40,6 +40,7 @@ export class StreamProviderCaller implements ProviderCaller {
   private readonly inFlight = new Map<string, InFlight>();
   private nextId = 0;
   private nextLane = 0;
+  private turnLane: Lane | undefined;
   private closed = false;
 
   constructor(address: string, options: { streams?: number } = {}) {
@@ -82,16 +83,23 @@ export class StreamProviderCaller implements ProviderCaller {
     return this.inFlight.size;
   }
 
+  /**
+   * The lane of this event-loop turn: every call of one turn rides the same lane, so a turn costs one message; the
+   * next turn takes the next lane that is not backed up (lanes may reach different proxy replicas).
+   */
   private pickLane(): Lane {
+    if (this.turnLane && !this.turnLane.congested) return this.turnLane;
+    let lane = this.lanes[this.nextLane]!;
     for (let i = 0; i < this.lanes.length; i++) {
-      const lane = this.lanes[(this.nextLane + i) % this.lanes.length]!;
-      if (!lane.congested) {
-        this.nextLane = (this.nextLane + i + 1) % this.lanes.length;
-        return lane;
+      const candidate = this.lanes[(this.nextLane + i) % this.lanes.length]!;
+      if (!candidate.congested) {
+        lane = candidate;
+        this.nextLane = (this.nextLane + i) % this.lanes.length;
+        break;
       }
     }
-    const lane = this.lanes[this.nextLane]!;
     this.nextLane = (this.nextLane + 1) % this.lanes.length;
+    this.turnLane = lane;
     return lane;
   }
 
@@ -104,6 +112,7 @@ export class StreamProviderCaller implements ProviderCaller {
 
   private flush(lane: Lane): void {
     lane.flushScheduled = false;
+    if (this.turnLane === lane) this.turnLane = undefined;
     if (!lane.stream || lane.queued.length === 0) return;
     const frames = lane.queued;
     lane.queued = [];
