@@ -401,9 +401,10 @@ export class ProxyService {
  * secret) nor any header (the access token). Ends when the answer body is done (see `observe`).
  */
 function startPlatformSpan(scope: RequestScope, request: UpstreamRequest): Span {
+  const span = tracer.startSpan('GET', { kind: SpanKind.CLIENT }, trace.setSpan(otelContext.active(), scope.span));
+  if (!span.isRecording()) return span; // no URL parsing per request when nothing is recorded
   const origin = new URL(request.origin);
   const queryStart = request.pathAndQuery.indexOf('?');
-  const span = tracer.startSpan('GET', { kind: SpanKind.CLIENT }, trace.setSpan(otelContext.active(), scope.span));
   setSafeAttributes(span, {
     'http.request.method': 'GET',
     'server.address': origin.hostname,
