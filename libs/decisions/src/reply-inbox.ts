@@ -23,22 +23,20 @@ interface PendingReply {
   reject: (error: Error) => void;
 }
 
-/** How often deadlines are checked while replies are awaited: the granularity of a timeout. */
-const SWEEP_MS = 10;
-/** Sweeps that found nothing waiting before the timer stops (re-armed by the next request). */
-const IDLE_SWEEPS = 100;
-
 /**
  * Request/reply over one wildcard inbox subscription, for the decision hot path. The nats client's own `request`
  * builds an error object (a stack capture) per request even when it succeeds, and arms a timer and a promise race per
- * request; here a request costs one publish and one map entry, and a single sweep timer runs while replies are due.
+ * request; here a request costs one publish and one map entry. One timer is armed for the earliest deadline and is not
+ * touched when replies come, so it fires about once per timeout rather than once per request: on a mostly idle process
+ * each wake-up costs more than the work it does.
  */
 export class ReplyInbox {
   private readonly prefix: string;
   private readonly pending = new Map<string, PendingReply>();
   private readonly subscription: Subscription;
-  private sweepTimer: NodeJS.Timeout | undefined;
-  private idleSweeps = 0;
+  private timer: NodeJS.Timeout | undefined;
+  /** When the armed timer fires. */
+  private timerAt = Infinity;
   private nextToken = 0;
 
   constructor(private readonly nc: NatsConnection) {
@@ -50,8 +48,9 @@ export class ReplyInbox {
   request(subject: string, payload: Uint8Array, timeoutMs: number, headers?: MsgHdrs): Promise<Msg> {
     const token = (this.nextToken++).toString(36);
     return new Promise<Msg>((resolve, reject) => {
-      this.pending.set(token, { subject, deadline: Date.now() + timeoutMs, resolve, reject });
-      this.sweepTimer ??= setInterval(() => this.sweep(), SWEEP_MS).unref();
+      const deadline = Date.now() + timeoutMs;
+      this.pending.set(token, { subject, deadline, resolve, reject });
+      if (deadline < this.timerAt) this.armTimer(deadline);
       try {
         this.nc.publish(subject, payload, { reply: this.prefix + token, ...(headers ? { headers } : {}) });
       } catch (error) {
@@ -68,7 +67,8 @@ export class ReplyInbox {
       this.pending.delete(token);
       waiting.reject(new ReplyTimeoutError(waiting.subject));
     }
-    this.stopSweeping();
+    clearTimeout(this.timer);
+    this.timerAt = Infinity;
   }
 
   private onReply(msg: Msg): void {
@@ -80,24 +80,25 @@ export class ReplyInbox {
     else waiting.resolve(msg);
   }
 
-  private sweep(): void {
-    // The timer keeps running through short lulls: re-arming it for every request would cost what it saves.
-    if (this.pending.size === 0) {
-      if (++this.idleSweeps >= IDLE_SWEEPS) this.stopSweeping();
-      return;
-    }
-    this.idleSweeps = 0;
-    const now = Date.now();
-    for (const [token, waiting] of this.pending) {
-      if (waiting.deadline > now) continue;
-      this.pending.delete(token);
-      waiting.reject(new ReplyTimeoutError(waiting.subject));
-    }
+  private armTimer(at: number): void {
+    clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => this.expire(), Math.max(0, at - Date.now())).unref();
   }
 
-  private stopSweeping(): void {
-    clearInterval(this.sweepTimer);
-    this.sweepTimer = undefined;
-    this.idleSweeps = 0;
+  /** Fails the requests whose deadline passed and arms the timer for the earliest one still waiting. */
+  private expire(): void {
+    this.timerAt = Infinity;
+    const now = Date.now();
+    let next = Infinity;
+    for (const [token, waiting] of this.pending) {
+      if (waiting.deadline <= now) {
+        this.pending.delete(token);
+        waiting.reject(new ReplyTimeoutError(waiting.subject));
+      } else if (waiting.deadline < next) {
+        next = waiting.deadline;
+      }
+    }
+    if (next !== Infinity) this.armTimer(next);
   }
 }
