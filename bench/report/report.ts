@@ -45,8 +45,8 @@ function limiterMarkdown(section: LimiterSection): string[] {
       `of up to 1000). Every key is asked once before timing, then ${settings.warmupMs / 1000} s warm-up, then ` +
       `${settings.durationMs / 1000} s measured; ${settings.runs} run(s) per target, interleaved; each figure is ` +
       `the better of the runs. The actor decides either the full \`forward\` verdict (key, address, rate, provider, ` +
-      `path, account, and the month's usage of the metered business plan, 100 rps / burst 200, flushed to MongoDB ` +
-      `every second) or the rate-only \`free\` verdict (key, address, rate); Gubernator decides LEAKY_BUCKET with ` +
+      `path, account, and the month's usage of the metered business plan, 100 rps / burst 200, written to MongoDB ` +
+      `every USAGE_FLUSH_MS, 5 s by default) or the rate-only \`free\` verdict (key, address, rate); Gubernator decides LEAKY_BUCKET with ` +
       `the same rate and burst (the same GCRA bucket), one instance, gRPC on loopback. One quota-actor process, ` +
       `PARTITIONS=16.`,
     '',
