@@ -38,7 +38,7 @@ export const ConfigSchema = z.object({
   USAGE_FLUSH_MS: durationMsFromEnv(5000),
   /** How long an unknown key hash is remembered before MongoDB is asked again. */
   NEGATIVE_CACHE_MS: durationMsFromEnv(5000),
-  /** Known keys are re-read in the background after this long, behind the portal's key_changed messages. */
+  /** Known keys are re-read in the background after 75-100 % of this (spread per key), behind key_changed messages. */
   RECORD_REFRESH_MS: durationMsFromEnv(60_000),
   /** Keys without a decision for this long are written out and dropped from memory. */
   IDLE_KEY_EVICT_MS: durationMsFromEnv(600_000),

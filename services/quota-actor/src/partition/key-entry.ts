@@ -60,3 +60,13 @@ export function buildKeyEntry(
     lastSeenMs: previous?.lastSeenMs ?? nowMs,
   };
 }
+
+/**
+ * Between 75 % and 100 % of the refresh interval, fixed per key by its hash: keys loaded together (a new owner, a
+ * restart, a benchmark) come due at different moments, so their reloads trickle instead of reaching the database as
+ * one burst every interval.
+ */
+export function refreshAfterMs(hash: string, intervalMs: number): number {
+  const spread = Number.parseInt(hash.slice(0, 4), 16) / 0xffff;
+  return Number.isNaN(spread) ? intervalMs : intervalMs * (0.75 + 0.25 * spread);
+}

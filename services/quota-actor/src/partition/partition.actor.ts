@@ -17,7 +17,7 @@ import { monthOf } from '../limits/calendar';
 import { UsageCounter } from '../limits/usage-counter';
 import { FencedError, type UsageDelta, type UsageLedger } from '../limits/usage-ledger';
 import type { HeldLease } from '../ownership/lease-table';
-import { applyRecord, buildKeyEntry, type KeyEntry } from './key-entry';
+import { applyRecord, buildKeyEntry, refreshAfterMs, type KeyEntry } from './key-entry';
 import type { RateLimiterStart } from '../limits/rate-limiter';
 import { decideForKey, type UsageAccess } from './key-decider';
 
@@ -328,7 +328,7 @@ export class PartitionActor {
     const cached = this.entries.get(hash);
     if (!cached) return undefined;
     const now = Date.now();
-    const ttl = cached.record === null ? this.deps.negativeTtlMs : this.deps.recordTtlMs;
+    const ttl = cached.record === null ? this.deps.negativeTtlMs : refreshAfterMs(hash, this.deps.recordTtlMs);
     if (now - cached.loadedAtMs < ttl) return cached;
     if (cached.record === null) return undefined;
     cached.loadedAtMs = now; // one background refresh at a time
