@@ -1,5 +1,15 @@
 import { JSONCodec } from 'nats';
-import type { DecisionRequest, Verdict } from './verdict';
+import type { GatewayErrorCode } from '@gateway/errors';
+import type {
+  DecisionRequest,
+  Intent,
+  KeyDescription,
+  OverageMode,
+  QuotaState,
+  RateState,
+  SuggestionState,
+  Verdict,
+} from './verdict';
 
 /** One NATS message carries every decision of one partition gathered in one event-loop turn. */
 export interface DecisionBatch {
@@ -41,24 +51,186 @@ export type ControlReply = { ok: true } | { notOwner: true };
 
 const json = JSONCodec();
 
+/*
+ * The hot-path messages travel as positional JSON arrays instead of objects: no field names on the wire, and on each
+ * side one array per request or verdict instead of a tree of objects (a third of the bytes, and fewer allocations to
+ * parse). Absent optional fields are null. Control messages are rare and stay plain JSON.
+ */
+type Wire = unknown[];
+type RateWire = [number, number, number, number];
+type QuotaWire = [number, number, number, number, OverageMode];
+
+const optional = <T>(value: T | undefined): T | null => (value === undefined ? null : value);
+
+function encodeRequest(request: DecisionRequest): Wire {
+  return [
+    request.keyHash,
+    request.ip,
+    request.intent,
+    optional(request.provider),
+    optional(request.accountId),
+    optional(request.pathAllowed),
+    optional(request.countRate),
+    optional(request.traceparent),
+  ];
+}
+
+function decodeRequest(wire: Wire): DecisionRequest {
+  const [keyHash, ip, intent, provider, accountId, pathAllowed, countRate, traceparent] = wire as [
+    string,
+    string,
+    Intent,
+    string | null,
+    string | null,
+    boolean | null,
+    boolean | null,
+    string | null,
+  ];
+  const request: DecisionRequest = { keyHash, ip, intent };
+  if (provider !== null) request.provider = provider;
+  if (accountId !== null) request.accountId = accountId;
+  if (pathAllowed !== null) request.pathAllowed = pathAllowed;
+  if (countRate !== null) request.countRate = countRate;
+  if (traceparent !== null) request.traceparent = traceparent;
+  return request;
+}
+
+const encodeRate = (rate: RateState): RateWire => [rate.limit, rate.windowSeconds, rate.remaining, rate.resetSeconds];
+const decodeRate = ([limit, windowSeconds, remaining, resetSeconds]: RateWire): RateState => ({
+  limit,
+  windowSeconds,
+  remaining,
+  resetSeconds,
+});
+const encodeQuota = (quota: QuotaState): QuotaWire => [
+  quota.limit,
+  quota.used,
+  quota.remaining,
+  quota.resetSeconds,
+  quota.overageMode,
+];
+const decodeQuota = ([limit, used, remaining, resetSeconds, overageMode]: QuotaWire): QuotaState => ({
+  limit,
+  used,
+  remaining,
+  resetSeconds,
+  overageMode,
+});
+
+function encodeVerdict(verdict: Verdict): Wire {
+  if (verdict.ok) {
+    return [
+      1,
+      verdict.keyId,
+      verdict.customerId,
+      verdict.mcpTier,
+      encodeRate(verdict.rate),
+      encodeQuota(verdict.quota),
+      optional(verdict.accountId),
+      optional(verdict.description),
+      optional(verdict.suggestions),
+    ];
+  }
+  return [
+    0,
+    verdict.code,
+    optional(verdict.keyId),
+    optional(verdict.detail),
+    optional(verdict.retryAfterSeconds),
+    verdict.rate ? encodeRate(verdict.rate) : null,
+    verdict.quota ? encodeQuota(verdict.quota) : null,
+  ];
+}
+
+function decodeVerdict(wire: Wire): Verdict {
+  if (wire[0] === 1) {
+    const [, keyId, customerId, mcpTier, rate, quota, accountId, description, suggestions] = wire as [
+      1,
+      string,
+      string,
+      string,
+      RateWire,
+      QuotaWire,
+      string | null,
+      KeyDescription | null,
+      SuggestionState | null,
+    ];
+    const admit: Verdict = { ok: true, keyId, customerId, mcpTier, rate: decodeRate(rate), quota: decodeQuota(quota) };
+    if (accountId !== null) admit.accountId = accountId;
+    if (description !== null) admit.description = description;
+    if (suggestions !== null) admit.suggestions = suggestions;
+    return admit;
+  }
+  const [, code, keyId, detail, retryAfterSeconds, rate, quota] = wire as [
+    0,
+    GatewayErrorCode,
+    string | null,
+    string | null,
+    number | null,
+    RateWire | null,
+    QuotaWire | null,
+  ];
+  const reject: Verdict = { ok: false, code };
+  if (keyId !== null) reject.keyId = keyId;
+  if (detail !== null) reject.detail = detail;
+  if (retryAfterSeconds !== null) reject.retryAfterSeconds = retryAfterSeconds;
+  if (rate !== null) reject.rate = decodeRate(rate);
+  if (quota !== null) reject.quota = decodeQuota(quota);
+  return reject;
+}
+
+const encodeBatch = (batch: DecisionBatch): Wire => [
+  batch.requests.map(encodeRequest),
+  optional(batch.expiresAt),
+  optional(batch.batchId),
+];
+
+function decodeBatch([requests, expiresAt, batchId]: Wire): DecisionBatch {
+  const batch: DecisionBatch = { requests: (requests as Wire[]).map(decodeRequest) };
+  if (expiresAt !== null) batch.expiresAt = expiresAt as number;
+  if (batchId !== null) batch.batchId = batchId as string;
+  return batch;
+}
+
+/** [verdicts, owner] | 'notOwner' | 'expired' */
+function encodeBatchReply(reply: DecisionBatchReply): unknown {
+  if ('verdicts' in reply) return [reply.verdicts.map(encodeVerdict), optional(reply.owner)];
+  return 'notOwner' in reply ? 'notOwner' : 'expired';
+}
+
+function decodeBatchReply(wire: unknown): DecisionBatchReply {
+  if (wire === 'notOwner') return { notOwner: true };
+  if (wire === 'expired') return { expired: true };
+  const [verdicts, owner] = wire as [Wire[], string | null];
+  const reply: DecisionBatchReply = { verdicts: verdicts.map(decodeVerdict) };
+  if (owner !== null) reply.owner = owner;
+  return reply;
+}
+
 export const batchCodec = {
-  encode: (batch: DecisionBatch): Uint8Array => json.encode(batch),
-  decode: (data: Uint8Array): DecisionBatch => json.decode(data) as DecisionBatch,
+  encode: (batch: DecisionBatch): Uint8Array => json.encode(encodeBatch(batch)),
+  decode: (data: Uint8Array): DecisionBatch => decodeBatch(json.decode(data) as Wire),
 };
 
 export const batchReplyCodec = {
-  encode: (reply: DecisionBatchReply): Uint8Array => json.encode(reply),
-  decode: (data: Uint8Array): DecisionBatchReply => json.decode(data) as DecisionBatchReply,
+  encode: (reply: DecisionBatchReply): Uint8Array => json.encode(encodeBatchReply(reply)),
+  decode: (data: Uint8Array): DecisionBatchReply => decodeBatchReply(json.decode(data)),
 };
 
 export const nodeBatchCodec = {
-  encode: (batch: NodeBatch): Uint8Array => json.encode(batch),
-  decode: (data: Uint8Array): NodeBatch => json.decode(data) as NodeBatch,
+  encode: (batch: NodeBatch): Uint8Array =>
+    json.encode(batch.parts.map(({ partition, batch: part }) => [partition, encodeBatch(part)])),
+  decode: (data: Uint8Array): NodeBatch => ({
+    parts: (json.decode(data) as [number, Wire][]).map(([partition, part]) => ({
+      partition,
+      batch: decodeBatch(part),
+    })),
+  }),
 };
 
 export const nodeBatchReplyCodec = {
-  encode: (reply: NodeBatchReply): Uint8Array => json.encode(reply),
-  decode: (data: Uint8Array): NodeBatchReply => json.decode(data) as NodeBatchReply,
+  encode: (reply: NodeBatchReply): Uint8Array => json.encode(reply.parts.map(encodeBatchReply)),
+  decode: (data: Uint8Array): NodeBatchReply => ({ parts: (json.decode(data) as unknown[]).map(decodeBatchReply) }),
 };
 
 export const controlCodec = {

@@ -1,0 +1,94 @@
+import { batchCodec, batchReplyCodec, nodeBatchCodec, nodeBatchReplyCodec, type DecisionBatch } from './codec';
+import type { Verdict } from './verdict';
+
+const rate = { limit: 200, windowSeconds: 2, remaining: 199, resetSeconds: 1 };
+const quota = {
+  limit: 2_000_000,
+  used: 41,
+  remaining: 1_999_959,
+  resetSeconds: 501_234,
+  overageMode: 'metered' as const,
+};
+
+const verdicts: Verdict[] = [
+  { ok: true, keyId: 'dg_live_Ab12Cd34', customerId: 'cus_1', mcpTier: 'basic', rate, quota, accountId: 'acct_9' },
+  {
+    ok: true,
+    keyId: 'dg_live_Ab12Cd34',
+    customerId: 'cus_1',
+    mcpTier: 'basic',
+    rate,
+    quota,
+    description: {
+      key_id: 'dg_live_Ab12Cd34',
+      customer_id: 'cus_1',
+      plan: 'trial',
+      providers: ['video-ads'],
+      accounts: [{ provider: 'video-ads', account_id: 'acct_9' }],
+      connections: 1,
+      rate_limit_rps: 5,
+      monthly_quota: 10_000,
+      quota_used: 41,
+      overage_mode: 'block',
+    },
+  },
+  {
+    ok: true,
+    keyId: 'k',
+    customerId: 'c',
+    mcpTier: 'growth',
+    rate,
+    quota,
+    suggestions: { allowance: 50, used: 3, granted: true },
+  },
+  { ok: false, code: 'rate_limited', keyId: 'k', retryAfterSeconds: 1, rate, quota },
+  { ok: false, code: 'missing_account_id', keyId: 'k', detail: 'name one', rate, quota },
+  { ok: false, code: 'invalid_api_key' },
+  { ok: false, code: 'service_unavailable', detail: 'no quota owner answered in time' },
+];
+
+const batch: DecisionBatch = {
+  requests: [
+    { keyHash: 'a'.repeat(64), ip: '203.0.113.7', intent: 'forward', provider: 'video-ads', pathAllowed: true },
+    {
+      keyHash: 'b'.repeat(64),
+      ip: '::1',
+      intent: 'forward',
+      provider: 'video-ads',
+      pathAllowed: false,
+      accountId: 'x',
+    },
+    { keyHash: 'c'.repeat(64), ip: '127.0.0.1', intent: 'describe', traceparent: '00-abc-def-01' },
+    { keyHash: 'd'.repeat(64), ip: '127.0.0.1', intent: 'forward', provider: 'search-ads', countRate: false },
+  ],
+  expiresAt: 1_764_000_000_000,
+  batchId: 'inst.1f',
+};
+
+describe('decision codecs', () => {
+  it('carry every request field through a batch and a node batch unchanged, absent fields staying absent', () => {
+    expect(batchCodec.decode(batchCodec.encode(batch))).toEqual(batch);
+    expect(batchCodec.decode(batchCodec.encode({ requests: [] }))).toEqual({ requests: [] });
+    const node = {
+      parts: [
+        { partition: 3, batch },
+        { partition: 11, batch: { requests: batch.requests.slice(1) } },
+      ],
+    };
+    expect(nodeBatchCodec.decode(nodeBatchCodec.encode(node))).toEqual(node);
+  });
+
+  it('carry every verdict shape, and refusals of a whole batch, unchanged', () => {
+    for (const reply of [{ verdicts, owner: 'node-a' }, { verdicts }, { notOwner: true }, { expired: true }] as const) {
+      expect(batchReplyCodec.decode(batchReplyCodec.encode(reply))).toEqual(reply);
+    }
+    const parts = [{ verdicts, owner: 'node-a' }, { notOwner: true as const }, { expired: true as const }];
+    expect(nodeBatchReplyCodec.decode(nodeBatchReplyCodec.encode({ parts }))).toEqual({ parts });
+  });
+
+  it('put the hot-path messages on the wire without field names (well under the size of the plain JSON)', () => {
+    const reply = { verdicts: Array.from({ length: 64 }, () => verdicts[0]!), owner: 'node-a' };
+    expect(batchReplyCodec.encode(reply).length).toBeLessThan(JSON.stringify(reply).length * 0.6);
+    expect(batchCodec.encode(batch).length).toBeLessThan(JSON.stringify(batch).length * 0.8);
+  });
+});
