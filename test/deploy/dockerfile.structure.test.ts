@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { dockerfile as generatedDockerfile } from '../../scripts/ci/dockerfiles';
+import { dockerfile as generatedDockerfile, nodeFlags } from '../../scripts/ci/dockerfiles';
 
 /**
  * Docker cannot run here, so the images are checked by construction: every service has a multi-stage Dockerfile on
@@ -119,7 +119,10 @@ describe.each(services)('services/%s/Dockerfile', (service) => {
     const user = runtime!.lines.filter((line) => line.startsWith('USER ')).at(-1);
     expect(user).toMatch(/^USER [1-9]\d*(:[1-9]\d*)?$/);
     expect(runtime!.lines.join('\n')).toMatch(/rm -rf .*\/usr\/local\/bin\/npm .*\/usr\/local\/bin\/npx/);
-    expect(runtime!.lines.at(-1)).toBe('CMD ["node", "--require", "@gateway/telemetry/register", "dist/main.js"]');
+    const flags = nodeFlags(root, join('services', service)).map((flag) => `"${flag}", `);
+    expect(runtime!.lines.at(-1)).toBe(
+      `CMD ["node", ${flags.join('')}"--require", "@gateway/telemetry/register", "dist/main.js"]`,
+    );
   });
 });
 

@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deathOf, stopChild, type ExitInfo } from './child-process';
 import { ServiceStartError } from './infra.error';
@@ -83,8 +84,9 @@ export function startService(
   let firstUrl: string | undefined;
 
   const preload = options.preloadTelemetry ? ['--import', join(root, 'libs', 'telemetry', 'src', 'register.ts')] : [];
+  const flags = options.entry === undefined ? serviceNodeFlags(join(root, 'services', name)) : [];
   const telemetryEnv = options.preloadTelemetry ? { OTEL_SERVICE_NAME: name } : {};
-  const child = spawn(process.execPath, ['--conditions=development', '--import', 'tsx', ...preload, entry], {
+  const child = spawn(process.execPath, [...flags, '--conditions=development', '--import', 'tsx', ...preload, entry], {
     cwd: options.cwd ?? root,
     env: { ...(options.baseEnv ?? process.env), NODE_ENV: 'test', PORT: '0', ...telemetryEnv, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -136,4 +138,16 @@ export function startService(
 
     void deathOf(child, name).then((error) => fail(`${error.message} before it was listening`));
   });
+}
+
+/** The V8 flags the service's images run it with (package.json "gateway.nodeFlags", see scripts/ci/dockerfiles.ts). */
+function serviceNodeFlags(serviceDir: string): string[] {
+  try {
+    const manifest = JSON.parse(readFileSync(join(serviceDir, 'package.json'), 'utf8')) as {
+      gateway?: { nodeFlags?: string[] };
+    };
+    return manifest.gateway?.nodeFlags ?? [];
+  } catch {
+    return [];
+  }
 }
