@@ -115,11 +115,17 @@ export async function runLimiterBench(
       const actorRuns: LimiterClientResult[] = [];
       const rateOnlyRuns: LimiterClientResult[] = [];
       const gubernatorRuns: LimiterClientResult[] = [];
+      // A run without a decision in its window has no percentiles (NaN, which its JSON line carries as null).
+      const fixed = (value: number | null, digits: number) =>
+        value === null || !Number.isFinite(value) ? 'n/a' : value.toFixed(digits);
       const report = (label: string, run: number, result: LimiterClientResult) =>
         log(
           `limiter: ${label.padEnd(18)} C=${concurrency} run ${run}: ${Math.round(result.decisionsPerSecond)} ` +
-            `decisions/s, p50 ${result.latencyMs.p50.toFixed(2)} ms, p99 ${result.latencyMs.p99.toFixed(2)} ms, ` +
-            `${result.meanBatch.toFixed(1)} per batch`,
+            `decisions/s, p50 ${fixed(result.latencyMs.p50, 2)} ms, p99 ${fixed(result.latencyMs.p99, 2)} ms, ` +
+            `${fixed(result.meanBatch, 1)} per batch` +
+            (result.decisions === 0
+              ? ` (no decision completed in the window; rejected: ${JSON.stringify(result.rejected)})`
+              : ''),
         );
       for (let run = 1; run <= settings.runs; run++) {
         const common = {
