@@ -153,6 +153,12 @@ export async function runLimiterBench(
               : await runClient(workDir, config);
           (intent === 'forward' ? actorRuns : rateOnlyRuns).push(actor);
           report(intent === 'forward' ? 'actor (forward)' : 'actor (rate only)', run, actor);
+          if (actor.decisions === 0) {
+            // Nothing was decided: what the actors said is the only clue the report can carry.
+            for (const service of env.liveActors()) {
+              log(`limiter: last output of ${service.name}:\n  ${service.output().slice(-10).join('\n  ')}`);
+            }
+          }
         }
         if (gubernator) {
           const result = await runClient(workDir, {
