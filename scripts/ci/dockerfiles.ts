@@ -3,10 +3,11 @@
  * service and exactly the libs it depends on (dependencies followed through the libs' own). Run it after changing
  * a service's or a lib's @gateway/* dependencies; test/deploy/dockerfile.structure.test.ts fails until then.
  *
- *   node --import tsx scripts/ci/dockerfiles.ts
+ *   node --conditions=development --import tsx scripts/ci/dockerfiles.ts
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { serviceNodeFlags } from '@gateway/testing';
 
 /** Node.js LTS of the images; the code also runs on Node 20 (package.json engines). */
 export const NODE_IMAGE = 'node:26.10.0-trixie-slim';
@@ -42,18 +43,10 @@ const SERVICES: Record<string, ServiceImage> = {
   },
 };
 
-type Manifest = { dependencies?: Record<string, string>; gateway?: { nodeFlags?: string[] } };
+type Manifest = { dependencies?: Record<string, string> };
 
 function manifest(root: string, dir: string): Manifest {
   return JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')) as Manifest;
-}
-
-/**
- * V8 flags a service runs with (package.json "gateway.nodeFlags"), in its image and wherever the repo starts it:
- * quota-actor's larger young generation keeps scavenges from stalling whole decision batches.
- */
-export function nodeFlags(root: string, serviceDir: string): string[] {
-  return manifest(root, serviceDir).gateway?.nodeFlags ?? [];
 }
 
 /** The libs (names under libs/) a workspace depends on, directly or through other libs, sorted. */
@@ -125,7 +118,7 @@ WORKDIR /app/services/${name}
 USER 1000:1000
 EXPOSE ${image.ports}
 # Tracing is loaded before the service (libs/telemetry/README.md), configured by OTEL_* variables only.
-CMD ${JSON.stringify(['node', ...nodeFlags(root, `services/${name}`), '--require', '@gateway/telemetry/register', 'dist/main.js']).replaceAll(',', ', ')}
+CMD ${JSON.stringify(['node', ...serviceNodeFlags(name, root), '--require', '@gateway/telemetry/register', 'dist/main.js']).replaceAll(',', ', ')}
 `;
 }
 

@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { dockerfile as generatedDockerfile, nodeFlags } from '../../scripts/ci/dockerfiles';
+import { dockerfile as generatedDockerfile } from '../../scripts/ci/dockerfiles';
+import { serviceNodeFlags } from '@gateway/testing';
 
 /**
  * Docker cannot run here, so the images are checked by construction: every service has a multi-stage Dockerfile on
@@ -70,7 +71,7 @@ describe.each(services)('services/%s/Dockerfile', (service) => {
 
   it('exists and is what scripts/ci/dockerfiles.ts generates from the package.json files', () => {
     expect(text).not.toBe('');
-    // On a mismatch: node --import tsx scripts/ci/dockerfiles.ts
+    // On a mismatch: node --conditions=development --import tsx scripts/ci/dockerfiles.ts
     expect(text).toBe(generatedDockerfile(root, service));
   });
 
@@ -119,7 +120,7 @@ describe.each(services)('services/%s/Dockerfile', (service) => {
     const user = runtime!.lines.filter((line) => line.startsWith('USER ')).at(-1);
     expect(user).toMatch(/^USER [1-9]\d*(:[1-9]\d*)?$/);
     expect(runtime!.lines.join('\n')).toMatch(/rm -rf .*\/usr\/local\/bin\/npm .*\/usr\/local\/bin\/npx/);
-    const flags = nodeFlags(root, join('services', service)).map((flag) => `"${flag}", `);
+    const flags = serviceNodeFlags(service, root).map((flag) => `"${flag}", `);
     expect(runtime!.lines.at(-1)).toBe(
       `CMD ["node", ${flags.join('')}"--require", "@gateway/telemetry/register", "dist/main.js"]`,
     );

@@ -8,7 +8,7 @@ export { startService } from './service.launcher';
 export type { StartServiceOptions, RunningService } from './service.launcher';
 export type { ExitInfo } from './child-process';
 export { InfraUnavailableError, ServiceStartError } from './infra.error';
-export { repoRoot, toolsBinDir } from './repo-paths';
+export { repoRoot, serviceNodeFlags, toolsBinDir } from './repo-paths';
 export { startGatewayCluster } from './gateway-cluster';
 export type { GatewayCluster, GatewayClusterOptions, ClusterSecrets } from './gateway-cluster';
 export { GatewayFixtures } from './gateway-fixtures';

@@ -46,3 +46,14 @@ export function findOnPath(name: string, env: NodeJS.ProcessEnv = process.env): 
   }
   return undefined;
 }
+
+/**
+ * The V8 flags a service runs with (package.json "gateway.nodeFlags"): its image (scripts/ci/dockerfiles.ts) and every
+ * local launch (startService) read them here, so the two cannot drift apart.
+ */
+export function serviceNodeFlags(service: string, root: string = repoRoot()): string[] {
+  const manifestPath = join(root, 'services', service, 'package.json');
+  if (!existsSync(manifestPath)) return [];
+  const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { gateway?: { nodeFlags?: string[] } };
+  return manifest.gateway?.nodeFlags ?? [];
+}

@@ -1,10 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { deathOf, stopChild, type ExitInfo } from './child-process';
 import { ServiceStartError } from './infra.error';
 import { OutputTail, readLines } from './output-tail';
-import { repoRoot } from './repo-paths';
+import { repoRoot, serviceNodeFlags } from './repo-paths';
 
 export interface StartServiceOptions {
   /**
@@ -84,7 +83,7 @@ export function startService(
   let firstUrl: string | undefined;
 
   const preload = options.preloadTelemetry ? ['--import', join(root, 'libs', 'telemetry', 'src', 'register.ts')] : [];
-  const flags = options.entry === undefined ? serviceNodeFlags(join(root, 'services', name)) : [];
+  const flags = options.entry === undefined ? serviceNodeFlags(name, root) : [];
   const telemetryEnv = options.preloadTelemetry ? { OTEL_SERVICE_NAME: name } : {};
   const child = spawn(process.execPath, [...flags, '--conditions=development', '--import', 'tsx', ...preload, entry], {
     cwd: options.cwd ?? root,
@@ -138,16 +137,4 @@ export function startService(
 
     void deathOf(child, name).then((error) => fail(`${error.message} before it was listening`));
   });
-}
-
-/** The V8 flags the service's images run it with (package.json "gateway.nodeFlags", see scripts/ci/dockerfiles.ts). */
-function serviceNodeFlags(serviceDir: string): string[] {
-  try {
-    const manifest = JSON.parse(readFileSync(join(serviceDir, 'package.json'), 'utf8')) as {
-      gateway?: { nodeFlags?: string[] };
-    };
-    return manifest.gateway?.nodeFlags ?? [];
-  } catch {
-    return [];
-  }
 }
