@@ -220,7 +220,9 @@ async function keysPage() {
         h(
           'div',
           { class: 'actions' },
-          h('button', { type: 'button', class: 'secondary', onclick: () => keysPage() }, 'Done'),
+          // Only hides the secret: the list is already fresh, and reloading the page here would race a click on
+          // the list and could paint a key the user just revoked as active again.
+          h('button', { type: 'button', class: 'secondary', onclick: () => secretBox.replaceChildren() }, 'Done'),
         ),
       ),
     );
