@@ -107,6 +107,7 @@ export class ActorNode {
     await this.ticking;
     await Promise.all([...this.actors.keys()].map((partition) => this.handOver(partition)));
     await this.members.leave();
+    this.leases.close();
   }
 
   /**

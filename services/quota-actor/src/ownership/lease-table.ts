@@ -1,4 +1,4 @@
-import { JSONCodec, type KV, type NatsConnection } from 'nats';
+import { JSONCodec, type KV, type KvEntry, type NatsConnection, type QueuedIterator } from 'nats';
 
 /** A partition lease as stored in JetStream KV. */
 interface LeaseValue {
@@ -33,12 +33,26 @@ export type PreviousOwner = { rates: Record<string, number> } | { diedAt: number
 
 const json = JSONCodec<LeaseValue>();
 
+/** A lease as the watch last delivered it; `value` null when the key was deleted or purged. */
+interface SeenLease {
+  value: LeaseValue | null;
+  revision: number;
+}
+
 /**
  * Partition leases with compare-and-set in a JetStream KV bucket. A holder renews before expiry; a contender
  * takes a partition only when the lease is absent, deleted (clean handover) or expired by more than the margin,
  * while the holder stops deciding a margin before expiry — so two owners never overlap.
+ *
+ * Every lease reaches every node through a watch of the bucket, so looking for free or orphaned partitions on each
+ * ownership tick reads memory; only an attempt to take one goes to the bucket (before, each tick read every lease
+ * this node did not hold: hundreds of reads a second per node with the default 64 partitions).
  */
 export class LeaseTable {
+  /** partition -> its lease as last seen. */
+  private readonly seen = new Map<number, SeenLease>();
+  private watcher: QueuedIterator<KvEntry> | undefined;
+
   private constructor(
     private readonly kv: KV,
     private readonly nodeId: string,
@@ -48,7 +62,13 @@ export class LeaseTable {
 
   static async open(nc: NatsConnection, options: { bucket: string; nodeId: string; ttlMs: number; marginMs: number }) {
     const kv = await nc.jetstream().views.kv(options.bucket, { history: 1 });
-    return new LeaseTable(kv, options.nodeId, options.ttlMs, options.marginMs);
+    const table = new LeaseTable(kv, options.nodeId, options.ttlMs, options.marginMs);
+    await table.follow();
+    return table;
+  }
+
+  close(): void {
+    this.watcher?.stop();
   }
 
   private key(partition: number): string {
@@ -67,32 +87,31 @@ export class LeaseTable {
     nextEpoch: () => Promise<number>,
     options: { onlyOrphaned?: boolean } = {},
   ): Promise<HeldLease | null> {
-    const entry = await this.kv.get(this.key(partition));
-    const expiresAt = nowMs + this.ttlMs;
-    let revision: number;
+    const seen = this.seen.get(partition);
+    const current = seen?.value ?? null;
     let previous: HeldLease['previous'];
+    if (!current) {
+      // Released in a clean handover: left to the nodes below their share.
+      if (options.onlyOrphaned) return null;
+    } else if (current.released) {
+      if (options.onlyOrphaned) return null;
+      previous = current.released;
+    } else {
+      if (current.owner !== this.nodeId && nowMs <= current.expiresAt + this.marginMs) return null;
+      previous = { diedAt: current.expiresAt };
+    }
+    const expiresAt = nowMs + this.ttlMs;
+    const claim = json.encode({ owner: this.nodeId, expiresAt, epoch: 0 });
+    let revision: number;
     try {
-      if (!entry || entry.operation !== 'PUT') {
-        // Released in a clean handover: left to the nodes below their share.
-        if (options.onlyOrphaned) return null;
-        revision = await this.kv.create(this.key(partition), json.encode({ owner: this.nodeId, expiresAt, epoch: 0 }));
-      } else {
-        const current = json.decode(entry.value);
-        if (current.released) {
-          if (options.onlyOrphaned) return null;
-          previous = current.released;
-        } else {
-          if (current.owner !== this.nodeId && nowMs <= current.expiresAt + this.marginMs) return null;
-          previous = { diedAt: current.expiresAt };
-        }
-        revision = await this.kv.update(
-          this.key(partition),
-          json.encode({ owner: this.nodeId, expiresAt, epoch: 0 }),
-          entry.revision,
-        );
-      }
+      revision = seen
+        ? await this.kv.update(this.key(partition), claim, seen.revision)
+        : await this.kv.create(this.key(partition), claim);
     } catch {
-      return null; // lost the compare-and-set race
+      // Lost the compare-and-set race, or the watch has not delivered the newest write yet: read it, so a watch
+      // that fell behind cannot keep this node failing on a stale revision.
+      await this.refresh(partition);
+      return null;
     }
     const lease: HeldLease = {
       partition,
@@ -143,5 +162,37 @@ export class LeaseTable {
     } catch {
       // Already taken or expired: nothing to hand over.
     }
+  }
+
+  /** Resolves once the watch has delivered the leases already in the bucket; updates keep coming after. */
+  private async follow(): Promise<void> {
+    let initialized!: () => void;
+    const ready = new Promise<void>((resolve) => (initialized = resolve));
+    this.watcher = await this.kv.watch({ initializedFn: () => initialized() });
+    void (async () => {
+      for await (const entry of this.watcher!) this.remember(entry);
+    })();
+    await ready;
+  }
+
+  private async refresh(partition: number): Promise<void> {
+    try {
+      const entry = await this.kv.get(this.key(partition));
+      if (entry) this.remember(entry);
+    } catch {
+      // the next failed attempt reads again
+    }
+  }
+
+  /** Keeps the newest revision: a read and the watch may deliver the same key out of order. */
+  private remember(entry: KvEntry): void {
+    const partition = Number(entry.key.slice(1));
+    if (!entry.key.startsWith('p') || !Number.isInteger(partition)) return;
+    const known = this.seen.get(partition);
+    if (known && known.revision >= entry.revision) return;
+    this.seen.set(partition, {
+      value: entry.operation === 'PUT' ? json.decode(entry.value) : null,
+      revision: entry.revision,
+    });
   }
 }
