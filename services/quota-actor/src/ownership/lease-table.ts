@@ -1,4 +1,5 @@
 import { JSONCodec, type KV, type KvEntry, type NatsConnection, type QueuedIterator } from 'nats';
+import { followBucket } from './bucket-watch';
 
 /** A partition lease as stored in JetStream KV. */
 interface LeaseValue {
@@ -63,7 +64,7 @@ export class LeaseTable {
   static async open(nc: NatsConnection, options: { bucket: string; nodeId: string; ttlMs: number; marginMs: number }) {
     const kv = await nc.jetstream().views.kv(options.bucket, { history: 1 });
     const table = new LeaseTable(kv, options.nodeId, options.ttlMs, options.marginMs);
-    await table.follow();
+    table.watcher = await followBucket(kv, (entry) => table.remember(entry));
     return table;
   }
 
@@ -162,17 +163,6 @@ export class LeaseTable {
     } catch {
       // Already taken or expired: nothing to hand over.
     }
-  }
-
-  /** Resolves once the watch has delivered the leases already in the bucket; updates keep coming after. */
-  private async follow(): Promise<void> {
-    let initialized!: () => void;
-    const ready = new Promise<void>((resolve) => (initialized = resolve));
-    this.watcher = await this.kv.watch({ initializedFn: () => initialized() });
-    void (async () => {
-      for await (const entry of this.watcher!) this.remember(entry);
-    })();
-    await ready;
   }
 
   private async refresh(partition: number): Promise<void> {

@@ -1,4 +1,5 @@
 import { JSONCodec, type KV, type KvEntry, type NatsConnection, type QueuedIterator } from 'nats';
+import { followBucket } from './bucket-watch';
 
 const json = JSONCodec<{ expiresAt: number }>();
 
@@ -22,7 +23,7 @@ export class Membership {
   static async open(nc: NatsConnection, options: { bucket: string; nodeId: string; ttlMs: number }) {
     const kv = await nc.jetstream().views.kv(options.bucket, { history: 1 });
     const membership = new Membership(kv, options.nodeId, options.ttlMs);
-    await membership.follow();
+    membership.watcher = await followBucket(kv, (entry) => membership.remember(entry));
     return membership;
   }
 
@@ -51,17 +52,8 @@ export class Membership {
     }
   }
 
-  /** Resolves once the watch has delivered the heartbeats already in the bucket; updates keep coming after. */
-  private async follow(): Promise<void> {
-    let initialized!: () => void;
-    const ready = new Promise<void>((resolve) => (initialized = resolve));
-    this.watcher = await this.kv.watch({ initializedFn: () => initialized() });
-    void (async () => {
-      for await (const entry of this.watcher!) {
-        if (entry.operation === 'PUT') this.expiries.set(entry.key, json.decode(entry.value).expiresAt);
-        else this.expiries.delete(entry.key);
-      }
-    })();
-    await ready;
+  private remember(entry: KvEntry): void {
+    if (entry.operation === 'PUT') this.expiries.set(entry.key, json.decode(entry.value).expiresAt);
+    else this.expiries.delete(entry.key);
   }
 }
