@@ -1,6 +1,9 @@
 import {
+  findSamples as find,
   GatewayFixtures,
+  parsePrometheusText,
   startGatewayCluster,
+  type MetricSample as Sample,
   startService,
   type GatewayCluster,
   type RunningService,
@@ -62,33 +65,14 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-interface Sample {
-  name: string;
-  labels: Record<string, string>;
-  value: number;
-}
-
+/** The samples of a service's /metrics, and its `# TYPE` lines as samples named after the whole line. */
 async function scrape(url: string): Promise<Sample[]> {
   const response = await fetch(`${url}/metrics`);
   expect(response.status).toBe(200);
   expect(response.headers.get('content-type')).toMatch(/^text\/plain/);
-  const samples: Sample[] = [];
-  for (const line of (await response.text()).split('\n')) {
-    if (line.startsWith('# TYPE ')) samples.push({ name: line, labels: {}, value: Number.NaN });
-    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    if (!match) continue;
-    const labels: Record<string, string> = {};
-    for (const pair of (match[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g))
-      labels[pair[1]!] = pair[2]!;
-    samples.push({ name: match[1]!, labels, value: Number(match[3]) });
-  }
-  return samples;
-}
-
-function find(samples: Sample[], name: string, labels: Record<string, string> = {}): Sample[] {
-  return samples.filter(
-    (sample) => sample.name === name && Object.entries(labels).every(([key, value]) => sample.labels[key] === value),
-  );
+  const text = await response.text();
+  const types = text.split('\n').filter((line) => line.startsWith('# TYPE '));
+  return [...parsePrometheusText(text), ...types.map((line) => ({ name: line, labels: {}, value: Number.NaN }))];
 }
 
 function expectProcessMetrics(samples: Sample[], service: string): void {
@@ -115,6 +99,19 @@ describe('metrics - every service exposes what the dashboards need', () => {
     ).toBeGreaterThan(0);
     expect(find(samples, 'gateway_edge_responses_total', { code: 'ok' })[0]?.value).toBe(1);
     expect(find(samples, 'gateway_edge_responses_total', { code: '401' })[0]?.value).toBe(2);
+    // Where a request waited: the actor decided the forwarded and the unknown key's request (the request without a
+    // key never left the edge); provider-proxy answered the forwarded one.
+    const stage = (name: string) =>
+      find(samples, 'gateway_edge_stage_duration_seconds_count', { service: 'edge-auth', stage: name })[0]?.value;
+    expect(stage('decision')).toBe(2);
+    expect(stage('provider')).toBe(1);
+    const providerSeconds = find(samples, 'gateway_edge_stage_duration_seconds_sum', { stage: 'provider' })[0]!.value;
+    const requestSeconds = find(samples, 'gateway_http_request_duration_seconds_sum', {
+      ...route,
+      status_code: '200',
+    })[0]!.value;
+    expect(providerSeconds).toBeGreaterThan(0);
+    expect(providerSeconds).toBeLessThan(requestSeconds);
   });
 
   it('quota-actor: limiter decisions by outcome and partition ownership', async () => {

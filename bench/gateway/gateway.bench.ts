@@ -1,6 +1,7 @@
 import { startBareHttp } from '../baselines/bare-http.baseline';
 import { startNginx, type NginxBaseline } from '../baselines/nginx.baseline';
 import { runK6, type K6Result } from '../load/k6.runner';
+import { startEdgeStageMeter, type EdgeStages } from '../lib/edge-stages';
 import { runWrk, type WrkResult, type WrkTarget } from '../load/wrk.runner';
 import { CpuMeter, cpuByName } from '../lib/cpu-meter';
 import { settle } from '../lib/settle';
@@ -24,6 +25,8 @@ export interface RateFigures {
   p99Ms: number;
   maxMs: number;
   runs: K6Result[];
+  /** Gateway targets: where each run's requests waited, from edge-auth's histograms (in run order). */
+  edgeStages: EdgeStages[];
 }
 
 export interface GatewayTargetFigures {
@@ -187,12 +190,14 @@ export async function runGatewayBench(
         }
       }
     }
+    const edgeStagesOf = new Map<K6Result, EdgeStages>();
     for (const level of settings.latency) {
       for (let run = 1; run <= settings.runs; run++) {
         for (const spec of specs) {
           await calm();
           const edge = spec.name === 'gateway-stream' ? env.edges.stream : env.edges.unary;
           const fixedRate = async () => {
+            const stages = spec.name.startsWith('gateway') ? await startEdgeStageMeter(spec.wrk.origin) : undefined;
             const meter = new CpuMeter();
             const k6Result: K6Result = await runK6(
               tools.k6.path,
@@ -201,6 +206,7 @@ export async function runGatewayBench(
               level,
             );
             k6Result.cpu = meter.stop();
+            if (stages) edgeStagesOf.set(k6Result, await stages.stop());
             return k6Result;
           };
           const result =
@@ -242,6 +248,7 @@ export async function runGatewayBench(
             p99Ms: bestOf(runs, (run) => run.latencyMs.p99, 'min'),
             maxMs: bestOf(runs, (run) => run.latencyMs.max, 'min'),
             runs,
+            edgeStages: runs.flatMap((run) => edgeStagesOf.get(run) ?? []),
           };
         }),
       };

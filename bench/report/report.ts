@@ -2,6 +2,7 @@ import { mcpMarkdown, type McpBenchSection } from '../mcp/mcp.bench';
 import type { AccuracySection, QuotaResult } from '../accuracy/accuracy.bench';
 import type { GatewaySection } from '../gateway/gateway.bench';
 import { formatCpu } from '../lib/cpu-meter';
+import type { StageFigures } from '../lib/edge-stages';
 import type { MachineInfo } from '../lib/machine';
 import type { LimiterSection, LimiterTargetFigures } from '../limiter/limiter.bench';
 import type { ProfileSummary } from './cpu-profile';
@@ -167,6 +168,7 @@ function gatewayMarkdown(section: GatewaySection): string[] {
         ` | ${n(transport.throughputVsNginx, 3)} | ${n(transport.throughputVsDirect, 3)} |`,
     );
   }
+  lines.push(...edgeStagesMarkdown(section));
   const processNames = [...new Set(section.cpuPerRequest.flatMap((row) => Object.keys(row.microsByProcess)))].filter(
     (name) => name !== 'bench (main)',
   );
@@ -209,6 +211,37 @@ function gatewayMarkdown(section: GatewaySection): string[] {
     '',
   );
   return lines;
+}
+
+/** The gateway's fixed-rate runs, split by where their requests waited (edge-auth's histograms). */
+function edgeStagesMarkdown(section: GatewaySection): string[] {
+  const rows: string[] = [];
+  const pair = (figures: StageFigures) => `${ms(figures.p50Ms)} / ${ms(figures.p99Ms)}`;
+  for (const target of section.targets) {
+    for (const level of target.atRates) {
+      level.edgeStages.forEach((stages, index) => {
+        const run = level.runs[index]!;
+        rows.push(
+          `| ${target.name} | ${n(level.rate)}/s | ${index + 1} | ${ms(run.latencyMs.p50)} / ${ms(run.latencyMs.p99)} | ` +
+            `${pair(stages.request)} | ${pair(stages.decision)} | ${pair(stages.provider)} | ${n(stages.request.count)} |`,
+        );
+      });
+    }
+  }
+  if (rows.length === 0) return [];
+  return [
+    '',
+    'Where the gateway’s fixed-rate requests waited, from edge-auth’s own histograms (p50 / p99, interpolated ' +
+      'inside buckets bounded at 0.5, 1, 2.5, 5, 10, 25 and 50 ms, so read them as ranges). `inside edge-auth` is ' +
+      'from the parsed request to the finished response; `decision` is the wait for the quota-actor’s verdict ' +
+      '(NATS both ways and the actor); `provider` the wait for provider-proxy’s answer (gRPC, the proxy and the ' +
+      'sandbox). What k6 measured beyond `inside edge-auth` was spent in the kernel, in edge-auth’s event loop ' +
+      'before its handler ran, or in k6.',
+    '',
+    '| target | rate | run | k6 p50 / p99 | inside edge-auth | decision | provider | 200s counted |',
+    '|---|---|---|---|---|---|---|---|',
+    ...rows,
+  ];
 }
 
 function quotaLine(result: QuotaResult): string {

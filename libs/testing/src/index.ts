@@ -13,3 +13,5 @@ export { startGatewayCluster } from './gateway-cluster';
 export type { GatewayCluster, GatewayClusterOptions, ClusterSecrets } from './gateway-cluster';
 export { GatewayFixtures } from './gateway-fixtures';
 export type { SandboxRequest } from './gateway-fixtures';
+export { parsePrometheusText, findSamples, histogramQuantile } from './prometheus-text';
+export type { MetricSample } from './prometheus-text';

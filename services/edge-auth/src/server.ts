@@ -1,7 +1,14 @@
 import { connectNats, DecisionClient } from '@gateway/decisions';
 import { createClientAddressResolver } from '@gateway/store';
 import { createProviderCaller, type ProviderCaller } from '@gateway/proto';
-import { createCounter, createMetrics, httpRequestDuration, metricsHandler, type Logger } from '@gateway/telemetry';
+import {
+  createCounter,
+  createHistogram,
+  createMetrics,
+  httpRequestDuration,
+  metricsHandler,
+  type Logger,
+} from '@gateway/telemetry';
 import express from 'express';
 import { createServer, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -25,6 +32,14 @@ export async function startEdgeAuth(config: Config, logger: Logger): Promise<Edg
     labelNames: ['code'],
   });
 
+  const stageDuration = createHistogram<'stage'>(registry, {
+    name: 'edge_stage_duration_seconds',
+    help: "How long the REST edge waited on each stage of a request: the quota-actor's verdict (decision), provider-proxy until the answer's head (provider).",
+    labelNames: ['stage'],
+  });
+  const decisionStage = stageDuration.labels('decision');
+  const providerStage = stageDuration.labels('provider');
+
   const nc: NatsConnection = await connectNats(config.NATS_URL, 'edge-auth');
   const decisions = new DecisionClient(nc, {
     partitions: config.PARTITIONS,
@@ -44,6 +59,10 @@ export async function startEdgeAuth(config: Config, logger: Logger): Promise<Edg
     upstreamTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
     gzipMinBytes: config.GZIP_MIN_BYTES,
     logger,
+    stages: {
+      decision: (seconds) => decisionStage.observe(seconds),
+      provider: (seconds) => providerStage.observe(seconds),
+    },
   });
 
   const app = express();

@@ -11,6 +11,7 @@ import { hashApiKey, isWellFormedApiKey } from '@gateway/store';
 import { setSafeAttributes, type Logger } from '@gateway/telemetry';
 import { context, propagation, trace, type Span } from '@opentelemetry/api';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import { createGzip } from 'node:zlib';
 import { classifyTarget } from '../routing/request-target';
 
@@ -21,8 +22,15 @@ export interface GatewayDeps {
   upstreamTimeoutMs: number;
   gzipMinBytes: number;
   logger: Logger;
-  /** Observes each finished request (metrics). */
-  onOutcome?: (route: string, outcome: string) => void;
+  /** How long each stage kept a request waiting, in seconds (metrics). */
+  stages?: StageClock;
+}
+
+export interface StageClock {
+  /** From asking the quota-actor to its verdict. */
+  decision(seconds: number): void;
+  /** From calling provider-proxy to the answer's head, or its failure. */
+  provider(seconds: number): void;
 }
 
 /**
@@ -57,9 +65,11 @@ export function createGatewayHandler(deps: GatewayDeps) {
     const span = trace.getActiveSpan();
     const isGet = req.method === 'GET';
 
+    const askedAt = performance.now();
     if (target.kind === 'me') {
       const request: DecisionRequest = { keyHash, ip, intent: 'describe', ...(traceparent ? { traceparent } : {}) };
       void deps.decisions.decide(request).then((verdict) => {
+        deps.stages?.decision((performance.now() - askedAt) / 1000);
         annotate(span, requestId, verdict);
         if (!verdict.ok) return reject(res, requestId, verdict);
         // spec 4.1: only GET; other methods are refused like any path that is not allowed.
@@ -87,6 +97,7 @@ export function createGatewayHandler(deps: GatewayDeps) {
       ...(traceparent ? { traceparent } : {}),
     };
     void deps.decisions.decide(request).then((verdict) => {
+      deps.stages?.decision((performance.now() - askedAt) / 1000);
       annotate(span, requestId, verdict, target.provider, target.endpoint?.path);
       if (!verdict.ok) return reject(res, requestId, verdict);
       forward(deps, req, res, requestId, keyHash, verdict, target.provider, target.path, target.query);
@@ -110,8 +121,16 @@ function forward(
   propagation.inject(context.active(), traceContext);
   let headSent = false;
   let out: NodeJS.WritableStream = res;
+  const calledAt = performance.now();
+  let answered = false;
+  const providerAnswered = () => {
+    if (answered) return;
+    answered = true;
+    deps.stages?.provider((performance.now() - calledAt) / 1000);
+  };
   const sink: ResponseSink = {
     onHead(head) {
+      providerAnswered();
       headSent = true;
       const responseHeaders: Record<string, string> = { ...headers, 'Content-Type': head.contentType };
       const length = Number(head.headers['content-length'] ?? Number.NaN);
@@ -130,6 +149,7 @@ function forward(
       out.write(chunk);
     },
     onEnd(failure) {
+      providerAnswered();
       if (!failure) {
         out.end();
         return;
@@ -149,6 +169,7 @@ function forward(
       });
     },
     onWhole(head, body) {
+      providerAnswered();
       if (acceptsGzip(req) && body.length >= deps.gzipMinBytes) {
         sink.onHead({ ...head, headers: { ...head.headers, 'content-length': String(body.length) } });
         sink.onChunk(body);
