@@ -197,7 +197,9 @@ export async function runGatewayBench(
           await calm();
           const edge = spec.name === 'gateway-stream' ? env.edges.stream : env.edges.unary;
           const fixedRate = async () => {
-            const stages = spec.name.startsWith('gateway') ? await startEdgeStageMeter(spec.wrk.origin) : undefined;
+            const stages = spec.name.startsWith('gateway')
+              ? await startEdgeStageMeter({ edge: spec.wrk.origin, proxy: env.cluster.proxy.urls.http! })
+              : undefined;
             const meter = new CpuMeter();
             const k6Result: K6Result = await runK6(
               tools.k6.path,

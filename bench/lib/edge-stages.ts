@@ -7,50 +7,63 @@ export interface StageFigures {
 }
 
 /**
- * Where a fixed-rate run's requests spent their time, from edge-auth's own histograms (bucket-interpolated): the
- * whole request inside the edge (parse to response finished), the wait for the quota-actor's verdict, and the wait
- * for provider-proxy's answer. What the load generator measured beyond `request` was spent outside the edge's
- * handler: in the kernel, in the edge's event loop before the handler ran, or in the load generator itself.
+ * Where a fixed-rate run's requests spent their time, from the services' own histograms (bucket-interpolated): the
+ * whole request inside edge-auth (parse to response finished), its wait for the quota-actor's verdict, its wait for
+ * provider-proxy's answer, and within that provider-proxy's own call to the platform. What the load generator
+ * measured beyond `request` was spent outside edge-auth's handler: in the kernel, in its event loop before the
+ * handler ran, or in the load generator itself.
  */
 export interface EdgeStages {
   request: StageFigures;
   decision: StageFigures;
   provider: StageFigures;
+  platform: StageFigures;
 }
+
+type Source = 'edge' | 'proxy';
 
 const HISTOGRAMS = {
   request: {
+    source: 'edge',
     name: 'gateway_http_request_duration_seconds',
     labels: { route: '/v1/:provider/*', method: 'GET', status_code: '200' },
   },
-  decision: { name: 'gateway_edge_stage_duration_seconds', labels: { stage: 'decision' } },
-  provider: { name: 'gateway_edge_stage_duration_seconds', labels: { stage: 'provider' } },
-} as const;
+  decision: { source: 'edge', name: 'gateway_edge_stage_duration_seconds', labels: { stage: 'decision' } },
+  provider: { source: 'edge', name: 'gateway_edge_stage_duration_seconds', labels: { stage: 'provider' } },
+  platform: {
+    source: 'proxy',
+    name: 'gateway_provider_upstream_request_duration_seconds',
+    labels: { status_class: '2xx' },
+  },
+} as const satisfies Record<keyof EdgeStages, { source: Source; name: string; labels: Record<string, string> }>;
 
-async function scrape(edgeUrl: string): Promise<MetricSample[]> {
-  const response = await fetch(`${edgeUrl}/metrics`);
-  if (!response.ok) throw new Error(`${edgeUrl}/metrics answered ${response.status}`);
+async function scrape(url: string): Promise<MetricSample[]> {
+  const response = await fetch(`${url}/metrics`);
+  if (!response.ok) throw new Error(`${url}/metrics answered ${response.status}`);
   return parsePrometheusText(await response.text());
 }
 
-function cumulativeBuckets(samples: MetricSample[], histogram: (typeof HISTOGRAMS)[keyof typeof HISTOGRAMS]) {
-  return new Map(
-    findSamples(samples, `${histogram.name}_bucket`, histogram.labels).map((sample) => [
-      sample.labels.le === '+Inf' ? Number.POSITIVE_INFINITY : Number(sample.labels.le),
-      sample.value,
-    ]),
-  );
+/** le -> cumulative count, summed over the series that match (one per endpoint, say). */
+function cumulativeBuckets(samples: MetricSample[], histogram: (typeof HISTOGRAMS)[keyof EdgeStages]) {
+  const buckets = new Map<number, number>();
+  for (const sample of findSamples(samples, `${histogram.name}_bucket`, histogram.labels)) {
+    const le = sample.labels.le === '+Inf' ? Number.POSITIVE_INFINITY : Number(sample.labels.le);
+    buckets.set(le, (buckets.get(le) ?? 0) + sample.value);
+  }
+  return buckets;
 }
 
-/** Scrapes the edge before a run; `stop()` scrapes it again and reads the run's share of each histogram. */
-export async function startEdgeStageMeter(edgeUrl: string): Promise<{ stop(): Promise<EdgeStages> }> {
-  const before = await scrape(edgeUrl);
+/** Scrapes edge-auth and provider-proxy before a run; `stop()` scrapes them again and reads the run's share. */
+export async function startEdgeStageMeter(urls: Record<Source, string>): Promise<{ stop(): Promise<EdgeStages> }> {
+  const scrapeAll = async () => ({ edge: await scrape(urls.edge), proxy: await scrape(urls.proxy) });
+  const before = await scrapeAll();
   return {
     async stop() {
-      const after = await scrape(edgeUrl);
-      const figures = (key: keyof typeof HISTOGRAMS): StageFigures => {
-        const earlier = cumulativeBuckets(before, HISTOGRAMS[key]);
-        const buckets = [...cumulativeBuckets(after, HISTOGRAMS[key])].map(([le, count]) => ({
+      const after = await scrapeAll();
+      const figures = (key: keyof EdgeStages): StageFigures => {
+        const histogram = HISTOGRAMS[key];
+        const earlier = cumulativeBuckets(before[histogram.source], histogram);
+        const buckets = [...cumulativeBuckets(after[histogram.source], histogram)].map(([le, count]) => ({
           le,
           count: count - (earlier.get(le) ?? 0),
         }));
@@ -60,7 +73,12 @@ export async function startEdgeStageMeter(edgeUrl: string): Promise<{ stop(): Pr
           p99Ms: histogramQuantile(0.99, buckets) * 1000,
         };
       };
-      return { request: figures('request'), decision: figures('decision'), provider: figures('provider') };
+      return {
+        request: figures('request'),
+        decision: figures('decision'),
+        provider: figures('provider'),
+        platform: figures('platform'),
+      };
     },
   };
 }

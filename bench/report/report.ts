@@ -223,7 +223,8 @@ function edgeStagesMarkdown(section: GatewaySection): string[] {
         const run = level.runs[index]!;
         rows.push(
           `| ${target.name} | ${n(level.rate)}/s | ${index + 1} | ${ms(run.latencyMs.p50)} / ${ms(run.latencyMs.p99)} | ` +
-            `${pair(stages.request)} | ${pair(stages.decision)} | ${pair(stages.provider)} | ${n(stages.request.count)} |`,
+            `${pair(stages.request)} | ${pair(stages.decision)} | ${pair(stages.provider)} | ` +
+            `${pair(stages.platform)} | ${n(stages.request.count)} |`,
         );
       });
     }
@@ -235,11 +236,12 @@ function edgeStagesMarkdown(section: GatewaySection): string[] {
       'inside buckets bounded at 0.5, 1, 2.5, 5, 10, 25 and 50 ms, so read them as ranges). `inside edge-auth` is ' +
       'from the parsed request to the finished response; `decision` is the wait for the quota-actor’s verdict ' +
       '(NATS both ways and the actor); `provider` the wait for provider-proxy’s answer (gRPC, the proxy and the ' +
-      'sandbox). What k6 measured beyond `inside edge-auth` was spent in the kernel, in edge-auth’s event loop ' +
-      'before its handler ran, or in k6.',
+      'sandbox); `platform` provider-proxy’s own call to the sandbox (its upstream histogram), part of `provider`. ' +
+      'What k6 measured beyond `inside edge-auth` was spent in the kernel, in edge-auth’s event loop before its ' +
+      'handler ran, or in k6.',
     '',
-    '| target | rate | run | k6 p50 / p99 | inside edge-auth | decision | provider | 200s counted |',
-    '|---|---|---|---|---|---|---|---|',
+    '| target | rate | run | k6 p50 / p99 | inside edge-auth | decision | provider | platform | 200s counted |',
+    '|---|---|---|---|---|---|---|---|---|',
     ...rows,
   ];
 }
