@@ -10,6 +10,7 @@ import {
 } from '@gateway/testing';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { chartDir, ensureHelm, helmTemplate } from './deploy/helm';
 import { rawRequest, testDatabaseUri, testNatsUrl } from './harness';
 
 /**
@@ -136,6 +137,39 @@ describe('metrics - every service exposes what the dashboards need', () => {
     expect(samples.some((sample) => sample.name === 'gateway_provider_proxy_in_flight_requests')).toBe(true);
     // Declared even before the first failure (a counter without labels seen yet has no sample line).
     expect(samples.some((sample) => sample.name === '# TYPE gateway_provider_proxy_failures_total counter')).toBe(true);
+  });
+
+  it("the chart's alerts read only metrics and labels these services expose", async () => {
+    const rendered = helmTemplate(ensureHelm(), [
+      '--values',
+      join(chartDir, 'ci', 'production-values.yaml'),
+      '--show-only',
+      'templates/prometheusrule.yaml',
+    ]);
+    const exprs = [...rendered.matchAll(/^ {10}expr: \|\n((?: {12}.*\n)+)/gm)].map((match) => match[1]!);
+    expect(exprs).toHaveLength(5);
+    const samples = [
+      ...(await scrape(cluster.edges[0]!.url)),
+      ...(await scrape(cluster.actors[0]!.url)),
+      ...(await scrape(cluster.proxy.urls.http!)),
+    ];
+    // A family is exposed when it has samples, or (a labelled counter before its first increment) its # TYPE line.
+    const families = new Set(samples.map((sample) => sample.name.replace(/^# TYPE (\S+) .*$/, '$1')));
+    const labelsOf = (metric: string) =>
+      new Set(samples.filter((sample) => sample.name === metric).flatMap((sample) => Object.keys(sample.labels)));
+    for (const expr of exprs) {
+      for (const [, metric, selector] of expr.matchAll(/(gateway_[a-z0-9_]+)\{([^}]*)\}/g)) {
+        const family = metric!.replace(/_(bucket|count|sum)$/, '');
+        expect([metric, family].some((name) => families.has(name!))).toBe(true);
+        // Labels other than the namespace (added by the scrape) must be the metric's own, where samples exist.
+        const labels = labelsOf(metric!);
+        if (labels.size === 0) continue;
+        for (const [, label] of selector!.matchAll(/([a-z_]+)(?:=~|=)"/g)) {
+          if (label !== 'namespace')
+            expect({ metric, label, known: labels.has(label!) }).toEqual({ metric, label, known: true });
+        }
+      }
+    }
   });
 
   (hasMcp ? it : it.skip)('mcp-server: request rate, errors and duration', async () => {

@@ -44,10 +44,11 @@ grep -q 'secrets.mongodb.existingSecret is required' "$WORK/defaults.err" || {
   exit 1
 }
 
-# ServiceMonitor is a prometheus-operator CRD: no schema in the Kubernetes OpenAPI document (test/deploy checks it).
+# ServiceMonitor and PrometheusRule are prometheus-operator CRDs without a schema in the Kubernetes OpenAPI document
+# (test/deploy checks them).
 log "kubeconform -strict (Kubernetes $K8S_VERSION schemas)"
 "$BIN/kubeconform" -strict -summary -kubernetes-version "$K8S_VERSION" \
-  -schema-location "$TOOLS/k8s-schemas" -skip ServiceMonitor \
+  -schema-location "$TOOLS/k8s-schemas" -skip ServiceMonitor,PrometheusRule \
   "$WORK"/*.yaml k8s/namespace.yaml k8s/gateway.yaml k8s/dev/*.yaml
 
 log "k8s/ drift"
@@ -85,6 +86,6 @@ if [[ "${SKIP_SKAFFOLD:-}" != 1 ]]; then
     exit 1
   fi
   "$BIN/kubeconform" -strict -summary -kubernetes-version "$K8S_VERSION" \
-    -schema-location "$TOOLS/k8s-schemas" -skip ServiceMonitor "$WORK"/skaffold-*.yaml
+    -schema-location "$TOOLS/k8s-schemas" -skip ServiceMonitor,PrometheusRule "$WORK"/skaffold-*.yaml
 fi
 log "ok"

@@ -1,7 +1,8 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import { chartDir, ensureHelm, helmTemplate } from './helm';
 
 /**
  * Policy of everything the gateway deploys, on the chart rendered with every ci/*-values.yaml and on the plain
@@ -12,8 +13,8 @@ import { parseAllDocuments } from 'yaml';
 jest.setTimeout(600_000);
 
 const root = join(__dirname, '..', '..');
-const chart = join(root, 'charts', 'gateway');
-const helm = join(process.env.GATEWAY_TOOLS_DIR ?? join(root, '.tools'), 'bin', 'helm');
+const chart = chartDir;
+let helm: string;
 
 type Obj = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
 
@@ -24,9 +25,7 @@ function parseManifests(text: string): Obj[] {
 }
 
 function render(args: string[]): Obj[] {
-  return parseManifests(
-    execFileSync(helm, ['template', 'gateway', chart, '--namespace', 'gateway', ...args], { encoding: 'utf8' }),
-  );
+  return parseManifests(helmTemplate(helm, args));
 }
 
 function renderError(args: string[]): string {
@@ -38,9 +37,7 @@ function renderError(args: string[]): string {
 }
 
 beforeAll(() => {
-  // Built once into .tools (a few minutes on a fresh machine), as the integration tests build FerretDB.
-  if (!existsSync(helm))
-    execFileSync('bash', [join(root, 'scripts', 'tools', 'install.sh'), 'helm'], { stdio: 'inherit' });
+  helm = ensureHelm();
 });
 
 const ciValues = readdirSync(join(chart, 'ci')).filter((file) => file.endsWith('-values.yaml'));
@@ -214,6 +211,66 @@ describe('charts/gateway', () => {
       'quota-actor',
     ]);
     for (const monitor of monitors) expect(monitor.spec.endpoints[0]).toMatchObject({ port: 'http', path: '/metrics' });
+  });
+
+  it('creates a PrometheusRule with the gateway alerts when asked, scoped to the release namespace', () => {
+    const objects = render(['--values', join(chart, 'ci', 'production-values.yaml')]);
+    const [rule, ...others] = kindsOf(objects, 'PrometheusRule');
+    expect(others).toHaveLength(0);
+    expect(rule!.metadata).toMatchObject({ namespace: 'gateway', labels: { release: 'prometheus' } });
+    const alerts = (rule!.spec.groups as Obj[]).flatMap((group) => group.rules as Obj[]);
+    expect(alerts.map((alert) => alert.alert)).toEqual([
+      'GatewayRestServerErrors',
+      'GatewayQuotaDecisionsSlow',
+      'GatewayPartitionsUnowned',
+      'GatewayPlatformFailures',
+      'GatewayInternalErrors',
+    ]);
+    for (const alert of alerts) {
+      expect(['warning', 'critical']).toContain(alert.labels.severity);
+      expect(alert.labels.team).toBe('data-gateway'); // alertLabels
+      expect(alert.annotations.summary).toEqual(expect.any(String));
+      expect(alert.annotations.description).toEqual(expect.any(String));
+      // Every selector names the release's namespace, so two releases in one Prometheus do not mix.
+      const selectors = [...(alert.expr as string).matchAll(/gateway_[a-z0-9_]+\{([^}]*)\}/g)];
+      expect(selectors.length).toBeGreaterThan(0);
+      for (const selector of selectors) expect(selector[1]).toContain('namespace="gateway"');
+      // Alertmanager templates reach Prometheus unrendered by Helm.
+      expect(JSON.stringify(alert.annotations)).not.toContain('<no value>');
+    }
+    const byName = (name: string) => alerts.find((alert) => alert.alert === name)!;
+    // The partition count is the limiter's, not a number of the alert's own.
+    expect(byName('GatewayPartitionsUnowned').expr).toContain('< 256');
+    expect(byName('GatewayPlatformFailures').annotations.summary).toBe(
+      '{{ $labels.provider }}: {{ $labels.code }} above 1/s',
+    );
+  });
+
+  it('leaves out the alerts of disabled components, and the rule unless asked', () => {
+    const alertsWith = (args: string[]) =>
+      kindsOf(render(['--values', join(chart, 'ci', 'minimal-values.yaml'), ...args]), 'PrometheusRule').flatMap(
+        (rule) => (rule.spec.groups as Obj[]).flatMap((group) => (group.rules as Obj[]).map((alert) => alert.alert)),
+      );
+    expect(alertsWith([])).toEqual([]);
+    const all = alertsWith(['--set', 'metrics.prometheusRule.enabled=true']);
+    expect(all).toContain('GatewayRestServerErrors');
+    const withoutEdge = alertsWith([
+      '--set',
+      'metrics.prometheusRule.enabled=true',
+      '--set',
+      'components.edge-auth.enabled=false',
+    ]);
+    expect(withoutEdge).not.toContain('GatewayRestServerErrors');
+    expect(withoutEdge).not.toContain('GatewayQuotaDecisionsSlow');
+    expect(withoutEdge).toContain('GatewayPartitionsUnowned');
+    expect(
+      renderError([
+        '--values',
+        join(chart, 'ci', 'minimal-values.yaml'),
+        '--set',
+        'metrics.prometheusRule.serverErrorRatio=2',
+      ]),
+    ).toMatch(/serverErrorRatio/);
   });
 
   it('adds a service with one components entry', () => {
