@@ -1,6 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import type { parser as PromqlParser } from '@prometheus-io/lezer-promql' with { 'resolution-mode': 'import' };
 import { parseAllDocuments } from 'yaml';
 import { chartDir, ensureHelm, helmTemplate } from './helm';
 
@@ -46,6 +48,20 @@ const plainManifests = [
   'k8s/gateway.yaml',
   ...readdirSync(join(root, 'k8s', 'dev')).map((file) => `k8s/dev/${file}`),
 ];
+
+// The package ships CommonJS for require() but declares its types for ES modules only.
+const promql = (createRequire(__filename)('@prometheus-io/lezer-promql') as { parser: typeof PromqlParser }).parser;
+
+/** Where Prometheus' own PromQL grammar (the Lezer parser its web UI uses) fails to read an expression. */
+function promqlErrors(expr: string): string[] {
+  const errors: string[] = [];
+  promql.parse(expr).iterate({
+    enter: (node) => {
+      if (node.type.isError) errors.push(`${node.from}: ${JSON.stringify(expr.slice(node.from, node.from + 20))}`);
+    },
+  });
+  return errors;
+}
 
 const isTestHook = (object: Obj) => object.metadata?.annotations?.['helm.sh/hook'] === 'test';
 
@@ -235,6 +251,10 @@ describe('charts/gateway', () => {
       const selectors = [...(alert.expr as string).matchAll(/gateway_[a-z0-9_]+\{([^}]*)\}/g)];
       expect(selectors.length).toBeGreaterThan(0);
       for (const selector of selectors) expect(selector[1]).toContain('namespace="gateway"');
+      expect({ alert: alert.alert, promqlErrors: promqlErrors(alert.expr as string) }).toEqual({
+        alert: alert.alert,
+        promqlErrors: [],
+      });
       // Alertmanager templates reach Prometheus unrendered by Helm.
       expect(JSON.stringify(alert.annotations)).not.toContain('<no value>');
     }
