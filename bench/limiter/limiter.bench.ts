@@ -47,7 +47,11 @@ export interface LimiterSection {
   rows: LimiterRow[];
 }
 
-async function runClient(workDir: string, config: LimiterClientConfig): Promise<LimiterClientResult> {
+async function runClient(
+  workDir: string,
+  config: LimiterClientConfig,
+  log: (message: string) => void,
+): Promise<LimiterClientResult> {
   const path = join(workDir, `limiter-${config.target}-${config.concurrency}-${Date.now()}.json`);
   await writeFile(path, JSON.stringify(config));
   const timeoutMs = config.warmupMs + config.durationMs + 120_000;
@@ -60,6 +64,8 @@ async function runClient(workDir: string, config: LimiterClientConfig): Promise<
       cwd: repoRoot(),
       timeoutMs,
       onLine: (line) => {
+        if (line.startsWith('LIMITER_WARMUP '))
+          log(`limiter: ${config.target} ${config.intent} C=${config.concurrency} warm-up ${line.slice(15)}`);
         if (line === 'LIMITER_WINDOW start') meter = new CpuMeter();
         if (line === 'LIMITER_WINDOW end') cpu = meter?.stop();
       },
@@ -148,9 +154,9 @@ export async function runLimiterBench(
           const actor =
             run === 1
               ? await env.profile(`limiter, actor ${intent}, C=${concurrency}`, env.liveActors(), () =>
-                  runClient(workDir, config),
+                  runClient(workDir, config, log),
                 )
-              : await runClient(workDir, config);
+              : await runClient(workDir, config, log);
           (intent === 'forward' ? actorRuns : rateOnlyRuns).push(actor);
           report(intent === 'forward' ? 'actor (forward)' : 'actor (rate only)', run, actor);
           if (actor.decisions === 0) {
@@ -161,13 +167,17 @@ export async function runLimiterBench(
           }
         }
         if (gubernator) {
-          const result = await runClient(workDir, {
-            ...common,
-            target: 'gubernator',
-            intent: 'free',
-            keys: keys.map((key) => key.keyId),
-            gubernator: { address: gubernator.grpcAddress, rps: plan.rps, burst: plan.burst },
-          });
+          const result = await runClient(
+            workDir,
+            {
+              ...common,
+              target: 'gubernator',
+              intent: 'free',
+              keys: keys.map((key) => key.keyId),
+              gubernator: { address: gubernator.grpcAddress, rps: plan.rps, burst: plan.burst },
+            },
+            log,
+          );
           gubernatorRuns.push(result);
           report('gubernator', run, result);
         }

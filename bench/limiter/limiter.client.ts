@@ -169,10 +169,33 @@ async function main(): Promise<void> {
     config.target === 'actor' ? await actorTarget(config.actor!, config.intent) : gubernatorTarget(config.gubernator!);
   const keys = config.keys;
 
-  // Every key once, so the server has loaded (actor) or created (gubernator) every bucket before timing.
+  // Every key once, so the server has loaded (actor) or created (gubernator) every bucket before timing. How long
+  // that took, and what it answered, is reported: a slow or failing warm-up is the first clue when a run stalls.
+  const warmup = { startedMs: performance.now(), slowest: [] as { key: string; ms: number; outcome: string }[] };
+  const warmupOutcomes: Record<string, number> = {};
+  const warmupLatencies = new SampleBuffer();
   for (let start = 0; start < keys.length; start += config.concurrency) {
-    await Promise.all(keys.slice(start, start + config.concurrency).map((key) => target.decide(key)));
+    await Promise.all(
+      keys.slice(start, start + config.concurrency).map(async (key) => {
+        const asked = performance.now();
+        const outcome = await target.decide(key);
+        const ms = performance.now() - asked;
+        const label = outcome === true ? 'admitted' : outcome;
+        warmupOutcomes[label] = (warmupOutcomes[label] ?? 0) + 1;
+        warmupLatencies.push(ms);
+        warmup.slowest.push({ key: key.slice(0, 12), ms: Math.round(ms), outcome: label });
+        warmup.slowest = warmup.slowest.sort((a, b) => b.ms - a.ms).slice(0, 5);
+      }),
+    );
   }
+  process.stdout.write(
+    `LIMITER_WARMUP ${JSON.stringify({
+      seconds: Math.round(performance.now() - warmup.startedMs) / 1000,
+      outcomes: warmupOutcomes,
+      latencyMs: summarize(warmupLatencies.values()),
+      slowest: warmup.slowest,
+    })}\n`,
+  );
 
   const samples = new SampleBuffer();
   const rejected: Record<string, number> = {};
