@@ -81,3 +81,40 @@ describe.each<FenceMode>(['atomic', 'read-then-write'])('usage ledger with the %
     expect(after.reserved).toBe(130);
   });
 });
+
+it('sends one write at a time with the read-then-write fence (FerretDB can deadlock on concurrent updates), many with the atomic one', async () => {
+  const collection = store.connection.db!.collection('monthly_usage');
+  const prototype = Object.getPrototypeOf(collection) as Record<string, (...args: unknown[]) => Promise<unknown>>;
+  const originals = { findOneAndUpdate: prototype.findOneAndUpdate!, bulkWrite: prototype.bulkWrite! };
+  let inFlight = 0;
+  let most = 0;
+  for (const [name, original] of Object.entries(originals)) {
+    prototype[name] = async function (this: unknown, ...args: unknown[]) {
+      most = Math.max(most, ++inFlight);
+      try {
+        return await original.apply(this, args);
+      } finally {
+        inFlight--;
+      }
+    };
+  }
+  try {
+    const mostConcurrentWrites = async (fence: FenceMode) => {
+      most = 0;
+      const ledger = new UsageLedger(store.connection, fence);
+      const epoch = await ledger.nextEpoch();
+      const keys = Array.from({ length: 12 }, (_, i) => `key_concurrency_${fence.replace(/-/g, '')}_${i}`);
+      await Promise.all(keys.map((keyId) => ledger.open(keyId, MONTH, epoch, NOW)));
+      await Promise.all(
+        keys.map((keyId) =>
+          ledger.flush([{ keyId, month: MONTH, used: 1, suggestions: 0, days: { '24': 1 } }], epoch, NOW),
+        ),
+      );
+      return most;
+    };
+    expect(await mostConcurrentWrites('read-then-write')).toBe(1);
+    expect(await mostConcurrentWrites('atomic')).toBeGreaterThan(1);
+  } finally {
+    Object.assign(prototype, originals);
+  }
+});

@@ -51,6 +51,8 @@ export interface UsageDelta {
  */
 export class UsageLedger {
   private epochRead: { wanted: Set<string>; result: Promise<Map<string, number>> } | undefined;
+  /** read-then-write (FerretDB) only: the node's writes, one at a time (see `write`). */
+  private writeTail: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly connection: Connection,
@@ -70,10 +72,12 @@ export class UsageLedger {
    * every token is above every token already written into a usage document, whatever happened to the leases.
    */
   async nextEpoch(): Promise<number> {
-    const doc = await this.epochs.findOneAndUpdate(
-      { _id: 'ownership' },
-      { $inc: { value: 1 } },
-      { upsert: true, returnDocument: 'after' },
+    const doc = await this.write(() =>
+      this.epochs.findOneAndUpdate(
+        { _id: 'ownership' },
+        { $inc: { value: 1 } },
+        { upsert: true, returnDocument: 'after' },
+      ),
     );
     return doc!.value;
   }
@@ -86,7 +90,9 @@ export class UsageLedger {
       .limit(1)
       .toArray();
     if (highest?.epoch) {
-      await this.epochs.updateOne({ _id: 'ownership' }, { $max: { value: highest.epoch } }, { upsert: true });
+      await this.write(() =>
+        this.epochs.updateOne({ _id: 'ownership' }, { $max: { value: highest.epoch } }, { upsert: true }),
+      );
     }
   }
 
@@ -102,22 +108,24 @@ export class UsageLedger {
       // update on MongoDB; a newer epoch in the result means a newer owner holds the month. A claim that finds a
       // newer epoch changes nothing, so FerretDB writes nothing (its whole-document writes could lose one of the
       // newer owner's). The document's updated_at moves with the counts (flush), not with a claim.
-      doc = await this.collection.findOneAndUpdate(
-        { _id: id },
-        {
-          $max: { epoch },
-          $setOnInsert: {
-            key_id: keyId,
-            month,
-            used: 0,
-            reserved: 0,
-            suggestions_used: 0,
-            days: {},
-            created_at: new Date(nowMs),
-            updated_at: new Date(nowMs),
+      doc = await this.write(() =>
+        this.collection.findOneAndUpdate(
+          { _id: id },
+          {
+            $max: { epoch },
+            $setOnInsert: {
+              key_id: keyId,
+              month,
+              used: 0,
+              reserved: 0,
+              suggestions_used: 0,
+              days: {},
+              created_at: new Date(nowMs),
+              updated_at: new Date(nowMs),
+            },
           },
-        },
-        { upsert: true, returnDocument: 'after' },
+          { upsert: true, returnDocument: 'after' },
+        ),
       );
     } catch (error) {
       if ((error as { code?: number }).code === 11000) throw new FencedError(keyId);
@@ -128,9 +136,8 @@ export class UsageLedger {
     const reserved = doc.reserved ?? 0;
     if (reserved > used) {
       const lost = reserved - used;
-      const result = await this.collection.updateOne(
-        { _id: id, epoch },
-        { $inc: { used: lost, [`days.${dayOf(nowMs)}`]: lost } },
+      const result = await this.write(() =>
+        this.collection.updateOne({ _id: id, epoch }, { $inc: { used: lost, [`days.${dayOf(nowMs)}`]: lost } }),
       );
       if (result.matchedCount === 0) throw new FencedError(keyId);
       return { used: reserved, reserved, suggestionsUsed: doc.suggestions_used ?? 0 };
@@ -144,20 +151,24 @@ export class UsageLedger {
    */
   async reserve(keyId: string, month: string, epoch: number, want: number, quota: number): Promise<number> {
     const id = monthlyUsageId(keyId, month);
-    const grown = await this.collection.findOneAndUpdate(
-      { _id: id, epoch, reserved: { $lte: quota - want } },
-      { $inc: { reserved: want } },
-      { returnDocument: 'after' },
+    const grown = await this.write(() =>
+      this.collection.findOneAndUpdate(
+        { _id: id, epoch, reserved: { $lte: quota - want } },
+        { $inc: { reserved: want } },
+        { returnDocument: 'after' },
+      ),
     );
     if (grown) return grown.reserved;
     const current = await this.collection.findOne({ _id: id });
     if (!current || current.epoch !== epoch) throw new FencedError(keyId);
     const left = quota - current.reserved;
     if (left <= 0) return current.reserved;
-    const rest = await this.collection.findOneAndUpdate(
-      { _id: id, epoch, reserved: current.reserved },
-      { $inc: { reserved: left } },
-      { returnDocument: 'after' },
+    const rest = await this.write(() =>
+      this.collection.findOneAndUpdate(
+        { _id: id, epoch, reserved: current.reserved },
+        { $inc: { reserved: left } },
+        { returnDocument: 'after' },
+      ),
     );
     if (!rest) throw new FencedError(keyId);
     return rest.reserved;
@@ -187,12 +198,25 @@ export class UsageLedger {
         if (delta.releaseTo !== undefined) set.reserved = delta.releaseTo;
         return { updateOne: { filter, update: { $inc: inc, $set: set } } };
       });
-      const result = await this.collection.bulkWrite(operations, { ordered: false });
+      const result = await this.write(() => this.collection.bulkWrite(operations, { ordered: false }));
       if (result.matchedCount === deltas.length) return [];
     }
     // Rare: find which keys a newer owner took, so only they are dropped.
     const owned = precheck ?? (await this.ownedIds(ids, epoch));
     return deltas.filter((_, i) => !owned.has(ids[i]!)).map((delta) => delta.keyId);
+  }
+
+  /**
+   * FerretDB 1.24 on SQLite runs an update as a query that keeps one pooled connection open plus a transaction that
+   * needs another, so enough updates at once can each hold one and wait forever for the next (seen in a goroutine
+   * dump: the whole database stalled, and every partition queue behind it). There the node sends its writes one at
+   * a time; MongoDB takes them concurrently.
+   */
+  private write<T>(operation: () => Promise<T>): Promise<T> {
+    if (this.fence !== 'read-then-write') return operation();
+    const result = this.writeTail.then(operation);
+    this.writeTail = result.catch(() => undefined);
+    return result;
   }
 
   private async ownedIds(ids: string[], epoch: number): Promise<Set<string>> {
