@@ -1,14 +1,26 @@
-import { Server, ServerCredentials, status, type ServerDuplexStream } from '@grpc/grpc-js';
-import type { ClientFrame__Output } from './generated/gateway/provider/v1/ClientFrame';
-import type { ClientFrames__Output } from './generated/gateway/provider/v1/ClientFrames';
+import { EventEmitter, once } from 'node:events';
+import { Server, ServerCredentials, status, type ClientDuplexStream, type ServerDuplexStream } from '@grpc/grpc-js';
+import type { ClientFrame, ClientFrame__Output } from './generated/gateway/provider/v1/ClientFrame';
+import type { ClientFrames, ClientFrames__Output } from './generated/gateway/provider/v1/ClientFrames';
 import type { ProviderProxyHandlers } from './generated/gateway/provider/v1/ProviderProxy';
 import type { ServerFrame } from './generated/gateway/provider/v1/ServerFrame';
-import type { ServerFrames } from './generated/gateway/provider/v1/ServerFrames';
-import { callBuffered, type ResponseSink } from './provider-caller';
-import { providerProxyService } from './provider-proxy.contract';
+import type { ServerFrames, ServerFrames__Output } from './generated/gateway/provider/v1/ServerFrames';
+import { callBuffered, type BufferedAnswer, type ResponseSink } from './provider-caller';
+import * as contract from './provider-proxy.contract';
 import { StreamProviderCaller } from './provider-proxy.stream-caller';
 
 type ExchangeCall = ServerDuplexStream<ClientFrames__Output, ServerFrames>;
+/** The caller's side of one lane's Exchange stream. */
+type LaneStream = ClientDuplexStream<ClientFrames, ServerFrames__Output>;
+
+/** One ClientFrames message the caller wrote, the lane it went on, and whether the stream took it without backing up. */
+interface Written {
+  stream: LaneStream;
+  frames: ClientFrame[];
+  accepted: boolean;
+}
+
+const createClient = contract.createRawProviderProxyClient;
 
 const head = { status: 200, content_type: 'application/json', headers: {} };
 
@@ -23,6 +35,8 @@ function echoAll(call: ExchangeCall, frames: ClientFrame__Output[]): void {
   if (answers.length > 0) call.write({ frames: answers });
 }
 
+const queriesOf = (message: Written) => message.frames.map((frame) => frame.request?.query);
+
 /** A real gRPC server on loopback that records the frames of every ClientFrames message, per stream. */
 describe('StreamProviderCaller', () => {
   let server: Server;
@@ -30,22 +44,40 @@ describe('StreamProviderCaller', () => {
   let streams: ClientFrame__Output[][][];
   let onMessage: (call: ExchangeCall, frames: ClientFrame__Output[]) => void;
   const callers: StreamProviderCaller[] = [];
+  /** Every message the callers wrote, in order; `wrote` fires after each. */
+  let written: Written[];
+  const wrote = new EventEmitter();
+  /**
+   * How many of the next Exchange streams the server leaves unread: it takes nothing from them, so once their HTTP/2
+   * window and grpc-js's retry buffer are full the caller's writes on that lane back up and stay backed up.
+   */
+  let leaveUnread: number;
+  const unread = new Set<ExchangeCall>();
+  const exchanges = new EventEmitter();
+
+  function read(call: ExchangeCall): void {
+    const messages: ClientFrame__Output[][] = [];
+    streams.push(messages);
+    call.on('data', (message: ClientFrames__Output) => {
+      messages.push(message.frames);
+      onMessage(call, message.frames);
+    });
+    call.on('end', () => call.end());
+  }
 
   beforeAll(async () => {
     server = new Server();
     const handlers: ProviderProxyHandlers = {
       Fetch: (_call, callback) => callback({ code: status.UNIMPLEMENTED }),
       Exchange: (call: ExchangeCall) => {
-        const messages: ClientFrame__Output[][] = [];
-        streams.push(messages);
-        call.on('data', (message: ClientFrames__Output) => {
-          messages.push(message.frames);
-          onMessage(call, message.frames);
-        });
-        call.on('end', () => call.end());
+        if (leaveUnread > 0) {
+          leaveUnread -= 1;
+          unread.add(call);
+        } else read(call);
+        exchanges.emit('exchange', call);
       },
     };
-    server.addService(providerProxyService(), handlers);
+    server.addService(contract.providerProxyService(), handlers);
     const port = await new Promise<number>((resolve, reject) =>
       server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) =>
         error ? reject(error) : resolve(bound),
@@ -57,10 +89,33 @@ describe('StreamProviderCaller', () => {
   beforeEach(() => {
     streams = [];
     onMessage = echoAll;
+    written = [];
+    leaveUnread = 0;
+    // Watch the caller where it meets the transport: which lane's stream it writes each message on, and whether the
+    // stream took the write without backing up (write() returned true).
+    jest.spyOn(contract, 'createRawProviderProxyClient').mockImplementation((target) => {
+      const client = createClient(target);
+      const exchange = client.exchange.bind(client) as () => LaneStream;
+      client.exchange = (() => {
+        const stream = exchange();
+        const write = stream.write.bind(stream) as (message: ClientFrames) => boolean;
+        stream.write = ((message: ClientFrames) => {
+          const accepted = write(message);
+          written.push({ stream, frames: message.frames ?? [], accepted });
+          wrote.emit('write');
+          return accepted;
+        }) as LaneStream['write'];
+        return stream;
+      }) as typeof client.exchange;
+      return client;
+    });
   });
 
   afterEach(() => {
     for (const caller of callers.splice(0)) caller.close();
+    for (const call of unread) call.end();
+    unread.clear();
+    jest.restoreAllMocks();
   });
 
   afterAll(() => server.forceShutdown());
@@ -72,6 +127,83 @@ describe('StreamProviderCaller', () => {
   }
 
   const request = (query: string) => ({ provider: 'video-ads', account_id: 'acc', path: '/v1.3/campaign/get/', query });
+
+  /** Resolves with the n-th message (from 0) the callers write, once it is written. */
+  function nthWrite(n: number): Promise<Written> {
+    return new Promise((resolve) => {
+      const check = () => {
+        const message = written[n];
+        if (!message) return;
+        wrote.off('write', check);
+        resolve(message);
+      };
+      wrote.on('write', check);
+      check();
+    });
+  }
+
+  const payload = 'x'.repeat(128 * 1024);
+
+  /**
+   * Drives a caller one event-loop turn at a time, waiting for each turn's message to be written. A turn on a lane the
+   * server reads waits for its answers too, so such a lane never backs up; on an unread lane they stay pending.
+   */
+  function driver(caller: StreamProviderCaller) {
+    const serverSide = new Map<LaneStream, ExchangeCall>();
+    const pendingOn = new Map<LaneStream, Promise<BufferedAnswer>[]>();
+    const drive = {
+      /** Makes the calls of one turn; resolves with the (first) message the turn was written as. */
+      async turn(queries: string[]): Promise<Written> {
+        const n = written.length;
+        const answers = queries.map((query) => callBuffered(caller, request(query)));
+        const message = await nthWrite(n);
+        if (serverSide.has(message.stream)) pendingOn.get(message.stream)!.push(...answers);
+        else await Promise.all(answers);
+        return message;
+      },
+      /** A turn that opens a new lane, on a server stream that is left unread; returns the lane's stream. */
+      async stallNewLane(): Promise<LaneStream> {
+        const known = new Set(written.map((message) => message.stream));
+        leaveUnread = 1;
+        const exchange = once(exchanges, 'exchange') as Promise<[ExchangeCall]>;
+        const n = written.length;
+        const answer = callBuffered(caller, request('stall'));
+        const { stream } = await nthWrite(n);
+        if (known.has(stream)) throw new Error('the turn went to a lane that was already open');
+        const [call] = await exchange;
+        serverSide.set(stream, call);
+        pendingOn.set(stream, [answer]);
+        return stream;
+      },
+      /** Turns of two large calls until a write on the unread `lane` is refused (its stream backs up). */
+      async fillUntilBackedUp(lane: LaneStream): Promise<void> {
+        for (let i = 0; i < 200; i++) {
+          const message = await drive.turn([`fill&${payload}`, `fill&${payload}`]);
+          if (message.stream === lane && !message.accepted) return;
+        }
+        throw new Error('the lane never backed up');
+      },
+      /** The server reads the unread `lane`; resolves once the lane has drained and its calls are answered. */
+      async release(lane: LaneStream): Promise<BufferedAnswer[]> {
+        const call = serverSide.get(lane)!;
+        serverSide.delete(lane);
+        unread.delete(call);
+        const drained = lane.writableNeedDrain ? once(lane, 'drain') : Promise.resolve();
+        read(call);
+        await drained;
+        return Promise.all(pendingOn.get(lane)!);
+      },
+      /** The server ends the unread `lane`'s stream; resolves with the answers of its calls once they have failed. */
+      async breakLane(lane: LaneStream): Promise<BufferedAnswer[]> {
+        const call = serverSide.get(lane)!;
+        serverSide.delete(lane);
+        unread.delete(call);
+        call.end();
+        return Promise.all(pendingOn.get(lane)!);
+      },
+    };
+    return drive;
+  }
 
   it('sends the calls of one event-loop turn as one ClientFrames message carrying every request', async () => {
     const caller = newCaller(1);
@@ -156,51 +288,70 @@ describe('StreamProviderCaller', () => {
     const answer = callBuffered(caller, request('queued'));
     caller.close();
     expect((await answer).failure?.code).toBe('service_unavailable');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(streams.flat(2)).toEqual([]);
+    // The turn's flush was scheduled before this: once this runs, whatever the flush was going to write is written.
+    await new Promise(setImmediate);
+    expect(written.map(queriesOf)).toEqual([]);
   });
 
   it('moves new calls off a lane whose writes back up and back onto it once it drains', async () => {
-    let stalled: ExchangeCall | undefined;
-    let held: ClientFrame__Output[] | null = [];
-    onMessage = (call, frames) => {
-      // The stream of the first call stops reading: its HTTP/2 window fills and the caller's writes back up.
-      if (!stalled) {
-        stalled = call;
-        call.pause();
-      }
-      if (call === stalled && held) held.push(...frames);
-      else echoAll(call, frames);
-    };
-    const caller = newCaller(2);
-    const pending = [callBuffered(caller, request('stall'))];
-    await new Promise((resolve) => setTimeout(resolve, 20));
-    const payload = 'x'.repeat(128 * 1024);
-    const requestsOn = (messages: ClientFrame__Output[][]) => messages.flat().filter((frame) => frame.request).length;
-    const healthyRequests = () =>
-      requestsOn(streams.find((messages) => !messages.flat().some((frame) => frame.request?.query === 'stall')) ?? []);
-    // The lanes take turns; once the stalled lane backs up, every turn goes to the other.
-    let turn = 0;
-    while (turn < 200 && healthyRequests() < turn + 10) {
-      pending.push(
-        callBuffered(caller, request(`a${turn}&${payload}`)),
-        callBuffered(caller, request(`b${turn}&${payload}`)),
-      );
-      turn += 1;
-      await new Promise((resolve) => setTimeout(resolve, 2));
-    }
-    expect(healthyRequests()).toBeGreaterThanOrEqual(turn + 10);
+    const drive = driver(newCaller(2));
+    const stalled = await drive.stallNewLane();
+    await drive.fillUntilBackedUp(stalled);
+    const onOtherLane = written.filter((message) => message.stream !== stalled);
+    expect(onOtherLane.length).toBeGreaterThan(0);
+    expect(onOtherLane.every((message) => message.accepted)).toBe(true);
 
-    const release = held!;
-    held = null;
-    echoAll(stalled!, release);
-    stalled!.resume();
-    await Promise.all(pending);
-    const before = streams.map(requestsOn);
-    // Two turns of two calls: each turn rides one lane, and the drained lane takes its turn again.
-    for (let turnAfter = 0; turnAfter < 2; turnAfter++) {
-      await Promise.all(Array.from({ length: 2 }, (_, i) => callBuffered(caller, request(`after${turnAfter}.${i}`))));
+    // While the stalled lane stays backed up, every turn takes the other lane, as one message with both calls.
+    const whileBackedUp: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const message = await drive.turn([`busy${i}`, `busy${i}`]);
+      whileBackedUp.push(
+        `${message.stream === stalled ? 'stalled' : 'other'} lane: ${queriesOf(message).length} calls`,
+      );
     }
-    expect(streams.map((messages, i) => requestsOn(messages) - before[i]!)).toEqual([2, 2]);
+    expect(whileBackedUp).toEqual(Array.from({ length: 10 }, () => 'other lane: 2 calls'));
+
+    const answers = await drive.release(stalled);
+    expect(answers.length).toBeGreaterThan(1);
+    for (const answer of answers) expect(answer.failure).toBeUndefined();
+    // Once it has drained it takes turns again: of two turns, one rides each lane.
+    const after: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const message = await drive.turn([`after${i}`, `after${i}`]);
+      after.push(`${message.stream === stalled ? 'drained' : 'other'} lane: ${queriesOf(message).length} calls`);
+    }
+    expect(after.sort()).toEqual(['drained lane: 2 calls', 'other lane: 2 calls']);
+  }, 30_000);
+
+  it('keeps every call of one turn on one lane when every lane is backed up', async () => {
+    const drive = driver(newCaller(2));
+    const first = await drive.stallNewLane();
+    const second = await drive.stallNewLane();
+    await drive.fillUntilBackedUp(first);
+    await drive.fillUntilBackedUp(second);
+
+    const message = await drive.turn(['one', 'two', 'three']);
+    expect(queriesOf(message)).toEqual(['one', 'two', 'three']);
+  }, 30_000);
+
+  it('gives the turn to the least backed-up lane when every lane is backed up', async () => {
+    const drive = driver(newCaller(2));
+    const first = await drive.stallNewLane();
+    const second = await drive.stallNewLane();
+    await drive.fillUntilBackedUp(first);
+    await drive.fillUntilBackedUp(second);
+    // One more large turn while both are backed up: that lane now has more messages waiting than the other.
+    const longer = (await drive.turn([`extra&${payload}`, `extra&${payload}`, `extra&${payload}`])).stream;
+    const shorter = longer === first ? second : first;
+    // The other lane's stream breaks; the next call reopens that lane on a stream that is not read either, and it
+    // backs up again, with fewer messages waiting than the longer lane.
+    for (const answer of await drive.breakLane(shorter)) expect(answer.failure?.code).toBe('service_unavailable');
+    const reopened = await drive.stallNewLane();
+    await drive.fillUntilBackedUp(reopened);
+    expect(longer.writableLength).toBeGreaterThan(reopened.writableLength);
+
+    const message = await drive.turn(['next', 'next']);
+    expect(message.stream === reopened ? 'less backed-up lane' : 'more backed-up lane').toBe('less backed-up lane');
+    expect(queriesOf(message)).toHaveLength(2);
   }, 30_000);
 });

@@ -28,8 +28,11 @@ interface Lane {
 const UNREACHABLE = { code: 'service_unavailable', detail: 'the provider proxy stream broke' };
 const TIMEOUT = { code: 'platform_timeout', detail: 'the platform did not answer in time' };
 
+/** Messages a lane's stream holds that the transport has not taken yet. */
+const backlog = (lane: Lane): number => lane.stream?.writableLength ?? 0;
+
 /**
- * Multiplexes requests over a few long-lived Exchange streams (PERFORMANCE.md: ~5-6x the throughput of one unary
+ * Multiplexes requests over a few long-lived Exchange streams (docs/benchmarks.md: ~5-6x the throughput of one unary
  * call per request). Frames are correlated by id; a small answer comes as one whole frame; each request has its own deadline; a broken stream fails only
  * its own requests and is reopened by the next call; a lane whose writes back up is avoided until it drains.
  * The frames of one event-loop turn go out as one message per lane: one write instead of one per request.
@@ -85,22 +88,27 @@ export class StreamProviderCaller implements ProviderCaller {
 
   /**
    * The lane of this event-loop turn: every call of one turn rides the same lane, so a turn costs one message; the
-   * next turn takes the next lane that is not backed up (lanes may reach different proxy replicas).
+   * next turn takes the next lane that is not backed up (lanes may reach different proxy replicas). When every lane
+   * is backed up (a busy or slow host backs up the healthy lanes too), the turn takes the lane with the fewest
+   * messages waiting, so a lane that stopped reading does not get its round-robin share of turns back.
    */
   private pickLane(): Lane {
-    if (this.turnLane && !this.turnLane.congested) return this.turnLane;
-    let lane = this.lanes[this.nextLane]!;
+    // The turn keeps its lane even when that lane is backed up: picking again per call would split the turn into
+    // one message per lane and spread its calls over every lane, the stalled ones included.
+    if (this.turnLane) return this.turnLane;
+    let picked = this.nextLane;
     for (let i = 0; i < this.lanes.length; i++) {
-      const candidate = this.lanes[(this.nextLane + i) % this.lanes.length]!;
+      const index = (this.nextLane + i) % this.lanes.length;
+      const candidate = this.lanes[index]!;
       if (!candidate.congested) {
-        lane = candidate;
-        this.nextLane = (this.nextLane + i) % this.lanes.length;
+        picked = index;
         break;
       }
+      if (backlog(candidate) < backlog(this.lanes[picked]!)) picked = index;
     }
-    this.nextLane = (this.nextLane + 1) % this.lanes.length;
-    this.turnLane = lane;
-    return lane;
+    this.nextLane = (picked + 1) % this.lanes.length;
+    this.turnLane = this.lanes[picked]!;
+    return this.turnLane;
   }
 
   private send(lane: Lane, frame: ClientFrame): void {
