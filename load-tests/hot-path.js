@@ -1,7 +1,7 @@
 // k6 load test of the REST hot path (edge-auth -> quota-actor -> provider-proxy -> platform sandbox).
 //
 //   hot_key    one key driven above its rate: most answers are 429 rate_limited, and the share of 429s must match
-//              what the key's token bucket predicts (README "Limits": over T s at most burst + rps x T admitted).
+//              what the key's token bucket predicts (docs/rest.md "Limits": over T s at most burst + rps x T admitted).
 //   many_keys  MANY_KEYS keys (1,000 by default) in round robin, each far below its rate: every answer is a 200.
 //   warmup     before both: one request per many key at WARMUP_RATE, so that the measured scenarios see keys whose
 //              records and monthly usage the quota-actor already holds (steady state, as in production). Its

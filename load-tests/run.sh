@@ -44,7 +44,7 @@ done
 
 # Profiles. Both keep each many key at or below 0.1 request/s, far under its plan's rate (growth: 25/s), and drive
 # the hot key (trial: 5/s, burst 10) at 4x its rate. The smoke fits the local stack on 2 shared cores; the full
-# profile's 1,000 keys are more than its FerretDB carries (README, "Load tests").
+# profile's 1,000 keys are more than its FerretDB carries (docs/development.md, "Load tests").
 case "$profile" in
   smoke)
     : "${DURATION:=15s}" "${HOT_RATE:=20}" "${MANY_RATE:=10}" "${LOAD_KEYS:=100}" "${WARMUP_RATE:=10}"

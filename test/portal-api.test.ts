@@ -348,13 +348,24 @@ describe('portal-api - connections', () => {
         body: JSON.stringify({ advertiser_id: advertiserId }),
       });
     }
-    expect((await rest(created.body.secret)).code).toBe(40105);
+    // The platform's 40105 never reaches the caller: the gateway names the connection to re-grant.
+    expect(await rest(created.body.secret)).toEqual({ status: 409, code: 'connection_needs_regrant' });
+    const marked = await client.call<{ connections: { account_id: string; status: string }[] }>(
+      'GET',
+      '/api/connections',
+    );
+    expect(marked.body.connections).toEqual([
+      expect.objectContaining({ account_id: accountId, status: 'needs_regrant' }),
+    ]);
 
     const back = await client.connectVideoAds(`/api/connections/${accountId}/regrant`, 1);
     expect(back.searchParams.get('connected')).toBe(accountId);
     expect((await rest(created.body.secret)).code).toBe(0);
-    const list = await client.call<{ connections: { account_id: string }[] }>('GET', '/api/connections');
-    expect(list.body.connections.map((c) => c.account_id)).toEqual([accountId]);
+    const list = await client.call<{ connections: { account_id: string; status: string }[] }>(
+      'GET',
+      '/api/connections',
+    );
+    expect(list.body.connections.map((c) => [c.account_id, c.status])).toEqual([[accountId, 'active']]);
   });
 
   it("enforces the plan's connection allowance; three marketplace apps on one shop are three connections", async () => {

@@ -377,7 +377,7 @@ describe('provider-proxy against the platform sandbox', () => {
       expect(revoke.status).toBe(200);
     }
 
-    it('passes 40105 through after the token is revoked at the platform', async () => {
+    it('answers connection_needs_regrant, never 40105, after the grant is revoked at the platform', async () => {
       const revokedToken = await mint(sandbox, [NORTHWIND_BC]);
       const request = {
         account_id: await connect(revokedToken),
@@ -386,12 +386,17 @@ describe('provider-proxy against the platform sandbox', () => {
       };
       expect(envelope((await both(proxy, request))[0]!).code).toBe(0);
       await revokeAtPlatform(revokedToken);
-      const expected = masked(await direct(sandbox, request.path, request.query, revokedToken));
-      expect(JSON.parse(expected.body)).toMatchObject({ code: 40105 });
       const since = await lastSeq(sandbox);
-      for (const answer of await both(proxy, request)) expect(masked(answer)).toEqual(expected);
-      // The store still holds the refused token: no retry, one platform call per request.
-      expect((await requestLog(sandbox, since)).requests).toHaveLength(2);
+      const refused = await call(proxy.unary, request);
+      expect(refused.failure).toMatchObject({ code: 'connection_needs_regrant' });
+      expect(refused.failure?.detail).toContain(request.account_id);
+      expect(refused.body.toString()).not.toContain('40105');
+      // The store still held the refused token: no retry, one platform call, and the connection is marked.
+      expect((await requestLog(sandbox, since)).requests).toHaveLength(1);
+      expect((await store.connections.findByAccountId(request.account_id))?.status).toBe('needs_regrant');
+      const streamed = await call(proxy.stream, request);
+      expect(streamed.failure).toMatchObject({ code: 'connection_needs_regrant' });
+      expect((await requestLog(sandbox, since)).requests).toHaveLength(1);
     });
 
     it('retries once with the new token when the customer re-granted after the cached token died', async () => {

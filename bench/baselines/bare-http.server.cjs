@@ -1,4 +1,4 @@
-// PERFORMANCE.md's first row: a bare node:http server answering a small JSON. Run by the gateway benchmark as a
+// docs/benchmarks.md, "Design figures" row 1: bare node:http answering a small JSON. Run by the gateway benchmark as a
 // calibration point, so this machine's figures can be set against the table's. Prints its port on stdout.
 const { createServer } = require('node:http');
 

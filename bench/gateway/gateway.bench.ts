@@ -58,7 +58,7 @@ export interface GatewaySection {
   settings: GatewaySettings;
   tools: { wrk: string; k6: string; nginx: string };
   nginxConfig: string;
-  /** A bare node:http server answering a small JSON (PERFORMANCE.md's first row), to compare machines. */
+  /** A bare node:http server answering a small JSON (docs/benchmarks.md, "Design figures"), to compare machines. */
   calibration: { okPerSecond: number; p50Ms: number; runs: WrkResult[] };
   targets: GatewayTargetFigures[];
   cpuPerRequest: CpuPerRequest[];
@@ -260,7 +260,7 @@ export async function runGatewayBench(
     const nginxFigures = byName('nginx');
     const stream = byName('gateway-stream');
     const unary = byName('gateway-unary');
-    // The faster transport is the one with the higher saturated throughput (PERFORMANCE.md: keep the faster).
+    // The faster transport is the one with the higher saturated throughput (docs/benchmarks.md: keep the faster).
     const streamFaster = stream.saturation.okPerSecond >= unary.saturation.okPerSecond;
     const compare = (figures: GatewayTargetFigures, transport: 'stream' | 'unary', faster: boolean) => ({
       transport,

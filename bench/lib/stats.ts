@@ -38,7 +38,7 @@ export class SampleBuffer {
 }
 
 /**
- * "The better of two runs" (PERFORMANCE.md), figure by figure: the highest throughput and the lowest
+ * "The better of two runs" (docs/benchmarks.md), figure by figure: the highest throughput and the lowest
  * latency percentile among the runs. Every run's own figures stay in the JSON report.
  */
 export function bestOf<T>(runs: T[], pick: (run: T) => number, direction: 'max' | 'min'): number {

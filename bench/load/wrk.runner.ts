@@ -64,7 +64,7 @@ end
 `;
 }
 
-/** One bounded wrk run (PERFORMANCE.md: 1 thread, 64 connections). */
+/** One bounded wrk run (docs/benchmarks.md: 1 thread, 64 connections). */
 export async function runWrk(
   wrk: string,
   workDir: string,

@@ -129,7 +129,7 @@ function gatewayMarkdown(section: GatewaySection): string[] {
       `nginx: ${section.tools.nginx.replace('nginx version: ', '')}, worker_processes auto.`,
     '',
     `Calibration: a bare node:http server answering a small JSON does ${n(section.calibration.okPerSecond)} req/s ` +
-      `here with the same wrk settings (PERFORMANCE.md: ~68,000 on its machine).`,
+      `here with the same wrk settings (docs/benchmarks.md: ~68,000 on its machine).`,
     '',
     `| target | path | saturated req/s (2xx) | p50 / p99 at saturation | ${settings.latency
       .map((level) => `p50 / p99 / max at ${n(level.rate)}/s (dropped)`)

@@ -120,7 +120,7 @@ export class BenchEnvironment {
           monthlyQuota: options.monthlyQuota,
           rps,
           burst: rps,
-          // README, "Limits": the owner reserves max(10, min(1000, rate_limit_rps)) units at a time.
+          // docs/rest.md, "Limits": the owner reserves max(10, min(1000, rate_limit_rps)) units at a time.
           chunk: Math.max(10, Math.min(1000, rps)),
         },
       };

@@ -19,7 +19,7 @@ TARGET="$ROOT/k8s/gateway.yaml"
 render() {
   {
     echo "# Rendered from charts/gateway with k8s/values.yaml by scripts/ci/render-k8s.sh: do not edit by hand."
-    echo "# Apply after k8s/namespace.yaml and the Secrets named in k8s/values.yaml (README, \"Deployment\")."
+    echo "# Apply after k8s/namespace.yaml and the Secrets named in k8s/values.yaml (docs/deploy.md)."
     "$HELM" template gateway "$ROOT/charts/gateway" --namespace gateway --values "$ROOT/k8s/values.yaml" --skip-tests
   } | "$ROOT/node_modules/.bin/prettier" --stdin-filepath "$TARGET"
 }

@@ -42,7 +42,7 @@ const FIXED_PORTS = {
 type ServiceName = keyof typeof FIXED_PORTS;
 
 /**
- * Brings the whole system up on one machine (ARCHITECTURE.md, "Local stack"): NATS and a MongoDB-wire server
+ * Brings the whole system up on one machine (README, "Quick start"): NATS and a MongoDB-wire server
  * (found or started), the platform sandbox, every service, and a seeded demo customer. Writes stack.json.
  */
 export async function startStack(options: StackOptions = {}): Promise<RunningStack> {

@@ -21,7 +21,7 @@ FERRETDB_VERSION="v1.24.2"
 NATS_SERVER_VERSION="v2.10.29"
 K6_VERSION="v1.8.1"
 HELM_VERSION="v3.22.0"
-# gubernator: the per-key rate-limiter baseline of `npm run bench` (PERFORMANCE.md). The module proxy answers
+# gubernator: the per-key rate-limiter baseline of `npm run bench` (docs/benchmarks.md). The module proxy answers
 # 403 "not available" for v2.19.1 (and every release after v2.13.0); the newest version it serves is then built
 # instead, and the stamp and the benchmark report name the version that was actually built.
 GUBERNATOR_VERSION="v2.19.1"

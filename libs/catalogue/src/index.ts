@@ -5,9 +5,19 @@ export type {
   ParameterSpec,
   RequiredWhen,
   PagingSpec,
+  BodySpec,
+  EnvelopeSpec,
   EndpointSpec,
   ProviderSpec,
 } from './types';
-export { isProviderId, providerSpec, allProviders, endpointsOf, findEndpoint } from './registry';
-export { SERVICE_OWNED_PARAMS, paramsInputSchema, encodeParams, validateParams } from './params';
+export {
+  isProviderId,
+  providerSpec,
+  allProviders,
+  endpointsOf,
+  findEndpoint,
+  isAllowedMethod,
+  upstreamPathOf,
+} from './registry';
+export { ownedParamsOf, paramsInputSchema, encodeParams, validateParams, validateBody } from './params';
 export type { ParamValue } from './params';

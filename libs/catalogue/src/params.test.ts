@@ -5,14 +5,17 @@ const report = findEndpoint('video-ads', '/v1.3/report/integrated/get/')!;
 describe('catalogue parameters', () => {
   it('encodes arrays and objects as one JSON-string parameter and drops service-owned names', () => {
     expect(
-      encodeParams({
-        dimensions: ['campaign_id', 'stat_time_day'],
-        filtering: { campaign_ids: ['1'] },
-        page_size: 1000,
-        access_token: 'caller-token',
-        app_id: 'x',
-        secret: 'y',
-      }),
+      encodeParams(
+        {
+          dimensions: ['campaign_id', 'stat_time_day'],
+          filtering: { campaign_ids: ['1'] },
+          page_size: 1000,
+          access_token: 'caller-token',
+          app_id: 'x',
+          secret: 'y',
+        },
+        findEndpoint('video-ads', '/v1.3/report/integrated/get/'),
+      ),
     ).toEqual({
       dimensions: '["campaign_id","stat_time_day"]',
       filtering: '{"campaign_ids":["1"]}',

@@ -1,8 +1,22 @@
 import { z } from 'zod';
-import type { EndpointSpec, ParameterSpec } from './types';
+import { providerSpec } from './registry';
+import type { EndpointSpec, ParameterSpec, ProviderId } from './types';
 
-/** Set by the service from the connection, never by the caller (spec 4.2). */
-export const SERVICE_OWNED_PARAMS: ReadonlySet<string> = new Set(['app_id', 'secret', 'access_token']);
+const NONE: ReadonlySet<string> = new Set();
+const OWNED: ReadonlyMap<ProviderId, ReadonlySet<string>> = new Map();
+
+/**
+ * Parameters the service sets for this provider from the connection and its app, never the caller (spec 4.2
+ * for video-ads; docs/providers.md for the others). Lower-case names.
+ */
+export function ownedParamsOf(provider: ProviderId): ReadonlySet<string> {
+  let owned = OWNED.get(provider);
+  if (owned === undefined) {
+    owned = new Set(providerSpec(provider)?.ownedParams.map((name) => name.toLowerCase()) ?? NONE);
+    (OWNED as Map<ProviderId, ReadonlySet<string>>).set(provider, owned);
+  }
+  return owned;
+}
 
 /** A caller's value for one parameter, as an assistant would give it: JSON-string params may be real arrays. */
 export type ParamValue = string | number | boolean | readonly unknown[] | Record<string, unknown>;
@@ -34,19 +48,43 @@ function paramValueSchema(param: ParameterSpec): z.ZodType {
       return z.union([z.array(z.string()), z.string()]);
     case 'json-object':
       return z.union([z.record(z.string(), z.unknown()), z.string()]);
+    case 'csv':
+      return z.union([z.array(z.union([z.string(), z.number()])), z.string()]);
     case 'string':
       return z.union([z.string(), z.number()]);
   }
 }
 
-/** Turns values into the platform's wire form: one query parameter per name, arrays and objects as JSON strings. */
-export function encodeParams(values: Record<string, ParamValue | undefined>): Record<string, string> {
+/**
+ * Turns values into the platform's wire form: one query parameter per name, arrays and objects as JSON strings,
+ * except lists the endpoint takes comma-joined (csv). Parameters the service owns for the endpoint's provider
+ * are dropped.
+ */
+export function encodeParams(
+  values: Record<string, ParamValue | undefined>,
+  endpoint?: EndpointSpec,
+): Record<string, string> {
+  const owned = endpoint ? ownedParamsOf(endpoint.provider) : NONE;
+  const csv = new Set(endpoint?.params.filter((param) => param.type === 'csv').map((param) => param.name));
   const encoded: Record<string, string> = {};
   for (const [name, value] of Object.entries(values)) {
-    if (value === undefined || SERVICE_OWNED_PARAMS.has(name)) continue;
-    encoded[name] = typeof value === 'object' ? JSON.stringify(value) : String(value);
+    if (value === undefined || owned.has(name.toLowerCase())) continue;
+    if (csv.has(name) && Array.isArray(value)) encoded[name] = value.map(String).join(',');
+    else encoded[name] = typeof value === 'object' ? JSON.stringify(value) : String(value);
   }
   return encoded;
+}
+
+/** Checks a JSON body against the endpoint: only where the endpoint takes one, an object, of its schema. */
+export function validateBody(endpoint: EndpointSpec, body: unknown): string[] {
+  if (endpoint.body === undefined) return [`${endpoint.path} takes no body`];
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) return ['the body must be one JSON object'];
+  if (endpoint.body.schema === undefined) return [];
+  const result = endpoint.body.schema.safeParse(body);
+  if (result.success) return [];
+  return result.error.issues.map((issue) =>
+    issue.path.length > 0 ? `body.${issue.path.join('.')}: ${issue.message}` : `body: ${issue.message}`,
+  );
 }
 
 /**
@@ -95,6 +133,15 @@ function checkValue(param: ParameterSpec, raw: string): string[] {
         : [`${param.name} must be a date ${param.format ?? 'YYYY-MM-DD'}`];
     case 'json-array':
       return checkJsonArray(param, raw);
+    case 'csv': {
+      const items = raw.split(',');
+      if (items.some((item) => item.trim() === '')) return [`${param.name} must be comma-joined values`];
+      if (param.minItems !== undefined && items.length < param.minItems)
+        return [`${param.name} needs at least ${param.minItems} item(s)`];
+      if (param.maxItems !== undefined && items.length > param.maxItems)
+        return [`${param.name} takes at most ${param.maxItems} item(s)`];
+      return [];
+    }
     case 'json-object': {
       const parsed = parseJson(raw);
       return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)

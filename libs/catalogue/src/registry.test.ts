@@ -1,4 +1,6 @@
-import { PROVIDER_IDS, endpointsOf, findEndpoint, isProviderId } from './index';
+import { PROVIDER_IDS, endpointsOf, findEndpoint, isAllowedMethod, isProviderId, upstreamPathOf } from './index';
+import { buildAllowlist, matchAllowlist } from './registry';
+import type { EndpointSpec } from './types';
 
 const SPEC_4_2_PATHS = [
   '/v1.3/oauth2/advertiser/get/',
@@ -16,7 +18,9 @@ describe('catalogue allowlist', () => {
     const endpoints = endpointsOf('video-ads');
     expect(endpoints.map((endpoint) => endpoint.path).sort()).toEqual([...SPEC_4_2_PATHS].sort());
     expect(endpoints.every((endpoint) => endpoint.method === 'GET')).toBe(true);
-    expect(endpoints.every((endpoint) => endpoint.upstreamPath === `/open_api${endpoint.path}`)).toBe(true);
+    expect(endpoints.every((endpoint) => upstreamPathOf(endpoint, endpoint.path) === `/open_api${endpoint.path}`)).toBe(
+      true,
+    );
   });
 
   it('knows the six provider ids of spec section 1 and nothing else', () => {
@@ -45,13 +49,60 @@ describe('catalogue allowlist', () => {
     expect(findEndpoint('video-ads', path)).toBeUndefined();
   });
 
-  it('has no endpoints yet for the other providers', () => {
+  it('has no endpoints yet for the providers not opened', () => {
     expect(endpointsOf('search-ads')).toEqual([]);
     expect(findEndpoint('marketplace', '/v1.3/campaign/get/')).toBeUndefined();
   });
 
-  it('says which endpoint needs the service app credentials', () => {
-    expect(findEndpoint('video-ads', '/v1.3/oauth2/advertiser/get/')?.needsAppCredentials).toBe(true);
-    expect(findEndpoint('video-ads', '/v1.3/campaign/get/')?.needsAppCredentials).toBe(false);
+  it('opens the video-shop reads, with POST only for the two searches', () => {
+    const endpoints = endpointsOf('video-shop');
+    expect(endpoints.filter((e) => e.method === 'POST').map((e) => e.path)).toEqual([
+      '/order/202309/orders/search',
+      '/product/202309/products/search',
+      '/product/202502/products/search',
+    ]);
+    expect(endpoints.every((e) => e.method === 'GET' || e.body?.schema !== undefined)).toBe(true);
+    const search = findEndpoint('video-shop', '/order/202309/orders/search')!;
+    expect(isAllowedMethod(search, 'POST')).toBe(true);
+    expect(isAllowedMethod(search, 'GET')).toBe(false);
+    expect(isAllowedMethod(findEndpoint('video-shop', '/order/202309/orders')!, 'POST')).toBe(false);
+  });
+
+  it.each([
+    '/order/202309/orders/576461413038785752/cancel',
+    '/product/202309/products',
+    '/product/202309/products/activate',
+    '/event/202309/webhooks',
+    '/order/202309/orders/search/',
+    '/order/202309/Orders/search',
+    '/order/202309/orders%2Fsearch',
+    '/api/v2/token/refresh',
+  ])('does not open the video-shop write or disguised path %j', (path) => {
+    expect(findEndpoint('video-shop', path)).toBeUndefined();
+  });
+
+  describe('path templates', () => {
+    const template = { path: '/api/v5/campaigns/{campaignId}/adgroups' } as EndpointSpec;
+    const exact = { path: '/api/v5/campaigns' } as EndpointSpec;
+    const allowlist = buildAllowlist([template, exact]);
+
+    it('match digits in a typed segment, on the raw path', () => {
+      expect(matchAllowlist(allowlist, '/api/v5/campaigns/123456789012/adgroups')).toBe(template);
+      expect(matchAllowlist(allowlist, '/api/v5/campaigns')).toBe(exact);
+    });
+
+    it.each([
+      '/api/v5/campaigns//adgroups',
+      '/api/v5/campaigns/12a/adgroups',
+      '/api/v5/campaigns/%31%32/adgroups',
+      '/api/v5/campaigns/1/../2/adgroups',
+      '/api/v5/campaigns/1/adgroups/',
+      '/api/v5/campaigns/1;x/adgroups',
+      '/api/v5/campaigns/1/2/adgroups',
+      '/api/v5/campaigns/123456789012345678901/adgroups',
+      '/api/v5/campaigns/\u0661/adgroups',
+    ])('refuse %j', (path) => {
+      expect(matchAllowlist(allowlist, path)).toBeUndefined();
+    });
   });
 });

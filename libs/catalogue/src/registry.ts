@@ -1,41 +1,62 @@
 import { VIDEO_ADS } from './providers/video-ads';
+import { VIDEO_SHOP } from './providers/video-shop';
 import { PROVIDER_IDS, type EndpointSpec, type ProviderId, type ProviderSpec } from './types';
 
 /**
- * Providers whose endpoints are not opened yet: they are known ids (spec section 1), so a request gets
- * path_not_allowed rather than unknown_provider.
+ * The providers whose endpoints are open: one line per provider. The other ids of PROVIDER_IDS are known
+ * (a request gets path_not_allowed rather than unknown_provider) but have no endpoint yet.
  */
-const PENDING: Record<Exclude<ProviderId, 'video-ads'>, Omit<ProviderSpec, 'endpoints'>> = {
-  'video-shop': { id: 'video-shop', title: 'Video shop (Shop Partner API)', connectionUnit: '1 shop' },
-  marketplace: {
-    id: 'marketplace',
-    title: 'Marketplace (Open Platform v2)',
-    connectionUnit: '1 shop on that platform',
-  },
-  'marketplace-ads': {
-    id: 'marketplace-ads',
-    title: 'Marketplace ads (Open Platform v2, ads app)',
-    connectionUnit: '1 shop on that platform',
-  },
-  'marketplace-affiliate': {
-    id: 'marketplace-affiliate',
-    title: 'Marketplace affiliate (Open Platform v2, affiliate app)',
-    connectionUnit: '1 shop on that platform',
-  },
-  'search-ads': { id: 'search-ads', title: 'Search ads (API v5)', connectionUnit: '1 advertising account' },
-};
+const REGISTERED: readonly ProviderSpec[] = [VIDEO_ADS, VIDEO_SHOP];
 
-const PROVIDERS: ReadonlyMap<ProviderId, ProviderSpec> = new Map<ProviderId, ProviderSpec>([
-  [VIDEO_ADS.id, VIDEO_ADS],
-  ...Object.values(PENDING).map((spec): [ProviderId, ProviderSpec] => [spec.id, { ...spec, endpoints: [] }]),
-]);
+const PROVIDERS: ReadonlyMap<ProviderId, ProviderSpec> = new Map(REGISTERED.map((spec) => [spec.id, spec]));
 
-/** provider -> exact path -> endpoint. The allowlist is this map; nothing is normalised before lookup. */
-const ALLOWLIST: ReadonlyMap<ProviderId, ReadonlyMap<string, EndpointSpec>> = new Map(
-  [...PROVIDERS.values()].map((provider) => [
-    provider.id,
-    new Map(provider.endpoints.map((endpoint) => [endpoint.path, endpoint])),
-  ]),
+/** A `{name}` segment of a path template: an id, digits only. */
+const TYPED_SEGMENT = /^\{[A-Za-z][A-Za-z0-9_]*\}$/;
+const DIGITS_SEGMENT = '[0-9]{1,20}';
+
+interface TemplateRoute {
+  pattern: RegExp;
+  endpoint: EndpointSpec;
+}
+
+export interface Allowlist {
+  exact: ReadonlyMap<string, EndpointSpec>;
+  templates: readonly TemplateRoute[];
+}
+
+function isTemplate(path: string): boolean {
+  return path.split('/').some((segment) => TYPED_SEGMENT.test(segment));
+}
+
+function templatePattern(path: string): RegExp {
+  const source = path
+    .split('/')
+    .map((segment) => (TYPED_SEGMENT.test(segment) ? DIGITS_SEGMENT : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')))
+    .join('/');
+  return new RegExp(`^${source}$`);
+}
+
+/** Exact paths in a map, templates as anchored patterns. Exported for tests. */
+export function buildAllowlist(endpoints: readonly EndpointSpec[]): Allowlist {
+  return {
+    exact: new Map(endpoints.filter((e) => !isTemplate(e.path)).map((endpoint) => [endpoint.path, endpoint])),
+    templates: endpoints
+      .filter((endpoint) => isTemplate(endpoint.path))
+      .map((endpoint) => ({ pattern: templatePattern(endpoint.path), endpoint })),
+  };
+}
+
+/** The endpoint a raw path is, or undefined. Exported for tests. */
+export function matchAllowlist(allowlist: Allowlist, path: string): EndpointSpec | undefined {
+  const exact = allowlist.exact.get(path);
+  if (exact !== undefined) return exact;
+  if (path.length > 512) return undefined;
+  return allowlist.templates.find((route) => route.pattern.test(path))?.endpoint;
+}
+
+/** provider -> its allowlist. Nothing is normalised before lookup. */
+const ALLOWLIST: ReadonlyMap<ProviderId, Allowlist> = new Map(
+  REGISTERED.map((provider) => [provider.id, buildAllowlist(provider.endpoints)]),
 );
 
 const PROVIDER_ID_SET: ReadonlySet<string> = new Set(PROVIDER_IDS);
@@ -44,12 +65,14 @@ export function isProviderId(value: string): value is ProviderId {
   return PROVIDER_ID_SET.has(value);
 }
 
-export function providerSpec(provider: ProviderId): ProviderSpec {
-  return PROVIDERS.get(provider)!;
+/** The provider's catalogue, or undefined while the provider has no endpoint open. */
+export function providerSpec(provider: ProviderId): ProviderSpec | undefined {
+  return PROVIDERS.get(provider);
 }
 
+/** The providers with open endpoints, in registration order. */
 export function allProviders(): ProviderSpec[] {
-  return [...PROVIDERS.values()];
+  return [...REGISTERED];
 }
 
 export function endpointsOf(provider: ProviderId): readonly EndpointSpec[] {
@@ -58,9 +81,21 @@ export function endpointsOf(provider: ProviderId): readonly EndpointSpec[] {
 
 /**
  * The allowlist check. `path` is the raw path after /v1/<provider>, exactly as it arrived (not decoded,
- * not normalised): an encoded, doubled, dotted, re-cased or re-slashed variant is simply not in the map,
- * so it can never be taken for an allowed path (spec 4.2, 4.3 rule 3).
+ * not normalised): an encoded, doubled, dotted, re-cased or re-slashed variant is simply not in the map and
+ * matches no template (whose id segments take digits only), so it can never be taken for an allowed path
+ * (spec 4.2, 4.3 rule 3). The method is checked separately (isAllowedMethod).
  */
 export function findEndpoint(provider: ProviderId, path: string): EndpointSpec | undefined {
-  return ALLOWLIST.get(provider)?.get(path);
+  const allowlist = ALLOWLIST.get(provider);
+  return allowlist === undefined ? undefined : matchAllowlist(allowlist, path);
+}
+
+/** Only the endpoint's own method is a read: a POST to a GET path is refused like a write. */
+export function isAllowedMethod(endpoint: EndpointSpec, method: string): boolean {
+  return method === endpoint.method;
+}
+
+/** The platform path for an allowed raw path: the provider's upstream prefix, then the path as it came. */
+export function upstreamPathOf(endpoint: EndpointSpec, rawPath: string): string {
+  return `${PROVIDERS.get(endpoint.provider)?.upstreamPrefix ?? ''}${rawPath}`;
 }

@@ -1,4 +1,6 @@
-/** Provider ids of spec section 1: the path segment after /v1/. */
+import type { z } from 'zod';
+
+/** Provider ids (docs/product.md section 1): the path segment after /v1/. */
 export const PROVIDER_IDS = [
   'video-ads',
   'video-shop',
@@ -10,7 +12,7 @@ export const PROVIDER_IDS = [
 
 export type ProviderId = (typeof PROVIDER_IDS)[number];
 
-export type ParameterType = 'string' | 'integer' | 'date' | 'enum' | 'json-array' | 'json-object';
+export type ParameterType = 'string' | 'integer' | 'date' | 'enum' | 'json-array' | 'json-object' | 'csv';
 
 /** A parameter required only when another parameter has a given value (spec 4.2: data_level for BASIC). */
 export interface RequiredWhen {
@@ -36,38 +38,100 @@ export interface ParameterSpec {
   example: string | number | readonly string[] | Record<string, unknown>;
 }
 
-export interface PagingSpec {
-  pageParam: string;
-  pageSizeParam: string;
-  defaultPageSize: number;
-  maxPageSize: number;
-  /** Where the page info sits in the platform answer. */
-  pageInfoPath: string;
+/** How a platform pages a list: by page number, by an opaque cursor, or by offset. */
+export type PagingSpec =
+  | {
+      style: 'page';
+      pageParam: string;
+      pageSizeParam: string;
+      defaultPageSize: number;
+      maxPageSize: number;
+      /** Where the page info sits in the platform answer, e.g. data.page_info. */
+      pageInfoPath: string;
+    }
+  | {
+      style: 'cursor';
+      /** Query parameter that takes the token of the next page. */
+      cursorParam: string;
+      pageSizeParam: string;
+      defaultPageSize: number;
+      maxPageSize: number;
+      /** Where the next page's token sits in the answer; empty or absent on the last page. */
+      nextCursorPath: string;
+    }
+  | {
+      style: 'offset';
+      offsetParam: string;
+      limitParam: string;
+      defaultPageSize: number;
+      maxPageSize: number;
+      /** Where the answer says whether more records follow (or their total). */
+      moreFlagPath: string;
+    };
+
+/**
+ * The JSON body of a read the platform defines as POST (a search or a report query), or that it also accepts
+ * on GET. Bodies of other endpoints are refused.
+ */
+export interface BodySpec {
+  required: boolean;
+  description: string;
+  /** Validates the parsed body; absent: any JSON object. */
+  schema?: z.ZodType<Record<string, unknown>>;
+  example: Record<string, unknown>;
+}
+
+/** How the platform's answers are read: success, error code, token errors and where records sit. */
+export interface EnvelopeSpec {
+  /** Field holding the platform's error code; its success value. */
+  codeField: string;
+  successCode: number | string;
+  /** Platform error codes that mean the connection's token is expired, invalid or revoked. */
+  tokenErrorCodes: readonly (number | string)[];
+  /** Errors come with HTTP 200 (true) or with a real HTTP status (false). */
+  errorsUseHttp200: boolean;
+  /** Ids are strings (safe) or JSON numbers that may pass 2^53 (parse with care). */
+  numericIds: boolean;
 }
 
 export interface EndpointSpec {
   provider: ProviderId;
-  /** Path after {base_url}/v1/<provider>, byte-exact: the allowlist matches it without normalisation. */
+  /**
+   * Path after {base_url}/v1/<provider>, byte-exact: the allowlist matches it without normalisation. A
+   * `{name}` segment is a typed id segment: digits only.
+   */
   path: string;
-  method: 'GET';
-  /** Path on the platform host. */
-  upstreamPath: string;
+  /** GET, or POST only for reads the platform defines as POST (searches, report queries). */
+  method: 'GET' | 'POST';
   title: string;
   summary: string;
   /** Words and phrases a person would use when asking for this data; feeds find_endpoint's ranking. */
   keywords: readonly string[];
   params: readonly ParameterSpec[];
+  body?: BodySpec;
   paging?: PagingSpec;
   /** What the answer contains, for assistants. */
   returns: string;
-  /** The platform wants the service's own app_id and secret as query parameters on this path. */
-  needsAppCredentials: boolean;
 }
 
 export interface ProviderSpec {
   id: ProviderId;
   title: string;
-  /** What one connection of this provider is (spec section 1). */
+  /** What one connection of this provider is (docs/product.md section 1). */
   connectionUnit: string;
+  envelope: EnvelopeSpec;
+  /** Prepended to the gateway path to make the platform path (video-ads: /open_api); often empty. */
+  upstreamPrefix: string;
+  /**
+   * Query parameters and JSON body fields the service sets for this provider: every one of them is dropped
+   * from the caller's request, in any spelling or case, and never forwarded.
+   */
+  ownedParams: readonly string[];
+  /** Headers the service sets (for the docs; the proxy never forwards a caller header). */
+  ownedHeaders: readonly string[];
+  /** The endpoint most questions start from (the accounts or shops of the connection). */
+  startingPoint: string;
+  /** How a connection of this provider is granted, in one sentence (portal, docs). */
+  grant: string;
   endpoints: readonly EndpointSpec[];
 }

@@ -50,7 +50,7 @@ const UNAVAILABLE: Verdict = { ok: false, code: 'service_unavailable', detail: '
 /**
  * Asks the key's actor for verdicts. Requests made in the same event-loop turn are grouped per partition, and the
  * partitions whose owner node is known (every answer names it) go to that node in one NATS request, so a turn
- * costs one round trip per node rather than one per partition (PERFORMANCE.md: batching is worth 30-50x). A
+ * costs one round trip per node rather than one per partition (docs/benchmarks.md: batching is worth 30-50x). A
  * partition whose owner is unknown, or whose node no longer owns it, is asked on its own subject, which always
  * reaches the current owner. Never rejects: an unreachable owner yields a service_unavailable verdict.
  */

@@ -1,6 +1,6 @@
 /**
  * Every key hash maps to one of P partitions; each partition has one owner (a quota-actor) at a time and its
- * own NATS subjects. Only the SHA-256 of a key ever travels (ARCHITECTURE.md, request flow).
+ * own NATS subjects. Only the SHA-256 of a key ever travels (docs/architecture.md, request flow).
  */
 export const DEFAULT_PARTITIONS = 64;
 export const DEFAULT_SUBJECT_PREFIX = 'gw.quota';

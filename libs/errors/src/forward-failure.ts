@@ -8,6 +8,7 @@ import { isGatewayErrorCode, type GatewayErrorCode } from './codes';
 const NOT_FORWARDED: ReadonlySet<string> = new Set([
   'path_not_allowed',
   'connection_unavailable',
+  'connection_needs_regrant',
   'platform_busy',
   'platform_unreachable',
   'invalid_request',

@@ -1,5 +1,5 @@
 /**
- * The video-ads advertiser grant (reference/platforms.md, "Advertiser OAuth"): the customer is sent to the
+ * The video-ads advertiser grant (docs/providers.md, "Advertiser OAuth"): the customer is sent to the
  * platform's authorization page, comes back with a single-use auth_code, and the service exchanges it for an
  * advertiser token that does not expire until the advertiser cancels the grant.
  */

@@ -6,7 +6,7 @@ export type ProviderProxyTransport = 'stream' | 'unary';
 
 /**
  * How edge-auth and mcp-server reach provider-proxy: multiplexed over `streams` long-lived Exchange streams (the
- * default; PERFORMANCE.md and `npm run bench` show it faster) or one unary Fetch per request.
+ * default; docs/benchmarks.md and `npm run bench` show it faster) or one unary Fetch per request.
  */
 export function createProviderCaller(options: {
   transport: ProviderProxyTransport;

@@ -19,7 +19,7 @@ export class CredentialCipherError extends Error {
 
 const ALGORITHM = 'aes-256-gcm';
 const KEY_BYTES = 32;
-// 96-bit IVs are the GCM default; a fresh random one per seal (ARCHITECTURE "Data": AES-256-GCM at rest).
+// 96-bit IVs are the GCM default; a fresh random one per seal (docs/architecture.md, "Data": AES-256-GCM at rest).
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 const KID_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;

@@ -14,7 +14,7 @@ export interface KeyDecisionConnection {
   status: ConnectionStatus;
 }
 
-/** Everything the per-key limiter needs to decide on a request (ARCHITECTURE "Request flow"). */
+/** Everything the per-key limiter needs to decide on a request (docs/architecture.md, request flow). */
 export interface KeyDecisionRecord {
   key_id: string;
   customer_id: string;

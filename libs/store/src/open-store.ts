@@ -16,7 +16,7 @@ import { PlanRepository } from './plan.repository';
 
 export interface OpenStoreOptions {
   /**
-   * Create the declared indexes before returning (ARCHITECTURE "Data": indexes are created at start), and re-key
+   * Create the declared indexes before returning (docs/architecture.md, "Data": created at start), and re-key
    * documents from before the natural ids (legacy-ids.ts).
    */
   ensureIndexes?: boolean;

@@ -8,6 +8,8 @@ export const PlatformCredentialsSchema = z.strictObject({
   access_token_expires_at: z.iso.datetime({ offset: true }).optional(),
   refresh_token_expires_at: z.iso.datetime({ offset: true }).optional(),
   scope: z.string().optional(),
+  /** Provider values of the connection that are not tokens (a shop's cipher, an org id); sealed with the rest. */
+  attributes: z.record(z.string().regex(/^[a-z][a-z0-9_]{0,63}$/), z.string().max(4096)).optional(),
 });
 
 export type PlatformCredentials = z.infer<typeof PlatformCredentialsSchema>;

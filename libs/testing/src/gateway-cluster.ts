@@ -26,13 +26,18 @@ export interface GatewayClusterOptions {
 export interface ClusterSecrets {
   appId: string;
   appSecret: string;
+  /** The gateway's video-shop app at the sandbox. */
+  shopAppKey: string;
+  shopAppSecret: string;
   credentialsKeys: string;
   credentialsActiveKeyId: string;
 }
 
 export interface GatewayCluster {
   sandbox: RunningService;
+  /** The first provider-proxy; `proxies` holds every one (startProxy adds more). */
   proxy: RunningService;
+  proxies: RunningService[];
   actors: RunningService[];
   edges: RunningService[];
   /** mcp-server processes started with startMcp (none by default). */
@@ -41,6 +46,8 @@ export interface GatewayCluster {
   /** PARTITIONS, SUBJECT_PREFIX and KV bucket names shared by this cluster's edges and actors only. */
   sharedEnv: Record<string, string>;
   startActor(extraEnv?: Record<string, string>): Promise<RunningService>;
+  /** Another provider-proxy replica on the same database, sandbox and renewal-lease bucket. */
+  startProxy(extraEnv?: Record<string, string>): Promise<RunningService>;
   startEdge(extraEnv?: Record<string, string>): Promise<RunningService>;
   /**
    * Starts an mcp-server on a free port against this cluster's actors and provider-proxy. Its MCP URL is
@@ -69,6 +76,8 @@ export async function startGatewayCluster(options: GatewayClusterOptions): Promi
       .padStart(17, '1')
       .slice(0, 17)}`,
     appSecret: randomBytes(20).toString('hex'),
+    shopAppKey: `6${randomBytes(6).toString('hex')}`,
+    shopAppSecret: randomBytes(20).toString('hex'),
     credentialsKeys: `k${tag}:${randomBytes(32).toString('base64')}`,
     credentialsActiveKeyId: `k${tag}`,
   };
@@ -106,35 +115,54 @@ export async function startGatewayCluster(options: GatewayClusterOptions): Promi
         SANDBOX_APP_ID: secrets.appId,
         SANDBOX_APP_SECRET: secrets.appSecret,
         SANDBOX_APP_QPS: '0',
+        SANDBOX_VIDEO_SHOP_APP_KEY: secrets.shopAppKey,
+        SANDBOX_VIDEO_SHOP_APP_SECRET: secrets.shopAppSecret,
+        SANDBOX_VIDEO_SHOP_APP_QPS: '0',
         ...options.sandboxEnv,
       },
       [],
     );
-    const proxy = await launch(
-      'provider-proxy',
-      {
-        MONGODB_URI: options.mongoUri,
-        CREDENTIALS_ENCRYPTION_KEYS: secrets.credentialsKeys,
-        CREDENTIALS_ACTIVE_KEY_ID: secrets.credentialsActiveKeyId,
-        VIDEO_ADS_BASE_URL: sandbox.url,
-        VIDEO_ADS_APP_ID: secrets.appId,
-        VIDEO_ADS_APP_SECRET: secrets.appSecret,
-        VIDEO_ADS_APP_QPS: '0',
-        GRPC_PORT: '0',
-        HTTP_PORT: '0',
-        ...options.proxyEnv,
-      },
-      ['grpc', 'http'],
-    );
+    const proxies: RunningService[] = [];
+    const startProxy = async (extraEnv: Record<string, string> = {}) => {
+      const started = await launch(
+        'provider-proxy',
+        {
+          MONGODB_URI: options.mongoUri,
+          NATS_URL: options.natsUrl,
+          RENEWAL_LEASE_BUCKET: `gwt_${tag}_renewals`,
+          CREDENTIALS_ENCRYPTION_KEYS: secrets.credentialsKeys,
+          CREDENTIALS_ACTIVE_KEY_ID: secrets.credentialsActiveKeyId,
+          VIDEO_ADS_BASE_URL: sandbox.url,
+          VIDEO_ADS_APP_ID: secrets.appId,
+          VIDEO_ADS_APP_SECRET: secrets.appSecret,
+          VIDEO_ADS_APP_QPS: '0',
+          VIDEO_SHOP_API_URL: `${sandbox.url}/video-shop`,
+          VIDEO_SHOP_AUTH_URL: `${sandbox.url}/video-shop-auth`,
+          VIDEO_SHOP_APP_KEY: secrets.shopAppKey,
+          VIDEO_SHOP_APP_SECRET: secrets.shopAppSecret,
+          VIDEO_SHOP_APP_QPS: '0',
+          GRPC_PORT: '0',
+          HTTP_PORT: '0',
+          ...options.proxyEnv,
+          ...extraEnv,
+        },
+        ['grpc', 'http'],
+      );
+      proxies.push(started);
+      return started;
+    };
+    const proxy = await startProxy();
     const cluster: GatewayCluster = {
       sandbox,
       proxy,
+      proxies,
       actors,
       edges,
       mcps,
       portals,
       secrets,
       sharedEnv,
+      startProxy,
       async startActor(extraEnv = {}) {
         const actor = await launch(
           'quota-actor',

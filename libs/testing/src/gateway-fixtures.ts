@@ -16,6 +16,8 @@ import type { GatewayCluster } from './gateway-cluster';
 
 export interface SandboxRequest {
   seq: number;
+  /** ISO instant the sandbox received it. */
+  time: string;
   method: string;
   path: string;
   query: string;
@@ -86,6 +88,55 @@ export class GatewayFixtures {
       credentials: { access_token: minted.access_token },
     });
     return { accountId: connection.account_id, token: minted.access_token, advertiserIds: minted.advertiser_ids };
+  }
+
+  /**
+   * A video-shop connection for one shop of a sandbox seller, with the token pair the sandbox really issued and
+   * the shop's cipher, as the portal's grant flow stores it.
+   */
+  async videoShopConnection(
+    customerId: string,
+    sellerIndex = 0,
+    shopIndex = 0,
+  ): Promise<{ accountId: string; shopId: string; accessToken: string; refreshToken: string; openId: string }> {
+    const sandbox = this.cluster.sandbox.url;
+    const sellers = (await (await fetch(`${sandbox}/_sandbox/video-shop/sellers`)).json()) as {
+      sellers: { open_id: string }[];
+    };
+    const openId = sellers.sellers[sellerIndex % sellers.sellers.length]!.open_id;
+    const minted = (await (
+      await fetch(`${sandbox}/_sandbox/video-shop/grants`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ open_id: openId }),
+      })
+    ).json()) as {
+      access_token: string;
+      access_token_expire_in: number;
+      refresh_token: string;
+      refresh_token_expire_in: number;
+      shops: { id: string; cipher: string }[];
+    };
+    const shop = minted.shops[shopIndex % minted.shops.length]!;
+    const connection = await this.store.connections.create({
+      customer_id: customerId,
+      provider: 'video-shop',
+      external_account_ids: [shop.id],
+      credentials: {
+        access_token: minted.access_token,
+        refresh_token: minted.refresh_token,
+        access_token_expires_at: new Date(minted.access_token_expire_in * 1000).toISOString(),
+        refresh_token_expires_at: new Date(minted.refresh_token_expire_in * 1000).toISOString(),
+        attributes: { shop_cipher: shop.cipher, shop_id: shop.id },
+      },
+    });
+    return {
+      accountId: connection.account_id,
+      shopId: shop.id,
+      accessToken: minted.access_token,
+      refreshToken: minted.refresh_token,
+      openId,
+    };
   }
 
   /** A connection of another provider (no platform behind it; enough for account checks). */

@@ -79,7 +79,7 @@ export async function startEdgeAuth(config: Config, logger: Logger): Promise<Edg
   app.get('/metrics', metricsHandler(registry));
   app.use((req, res) => sendProblem(res, 'not_found', requestIdOf(req.headers['x-request-id'])));
 
-  // The gateway's own paths skip Express: no router, no middleware, one handler (PERFORMANCE.md: Express alone
+  // The gateway's own paths skip Express: no router, no middleware, one handler (docs/benchmarks.md: Express alone
   // costs several times a bare node:http answer). Health, readiness and metrics stay on the Express app.
   const server = createServer((req, res) => {
     if (!isGatewayPath(req.url)) return app(req, res);

@@ -8,10 +8,12 @@ import { AppQpsLimiter } from './grants/app-qps.limiter';
 import { GrantStore } from './grants/grant.store';
 import { PORTAL_PATH, PortalApi } from './grants/portal.handler';
 import { BodyTooLargeError, parseForm, readBody, sendHtml, sendJson, sendRedirect, splitTarget } from './http/http-io';
+import { findModule, type ModuleReply, type PlatformModule } from './platform-modules';
 import { SandboxWorld } from './video-ads/data/world';
 import { apiError, envelope, RequestIdFactory, VideoAdsCode, type ApiResult } from './video-ads/envelope';
 import { ReportCache } from './video-ads/report/report.engine';
 import { OPEN_API_PREFIX, VideoAdsApi } from './video-ads/video-ads.api';
+import { createVideoShopModule } from './video-shop/video-shop.module';
 
 export interface SandboxDependencies {
   /** Milliseconds since the epoch; tests move it to expire auth codes or step over the QPS window. */
@@ -53,9 +55,12 @@ export function createSandboxServer(config: SandboxConfig, deps: SandboxDependen
     new AppQpsLimiter(config.SANDBOX_APP_QPS, now),
   );
   const portal = new PortalApi(grants);
+  // Further platforms register here: each owns its path prefixes and, in test/dev, /_sandbox/<prefix> routes.
+  const modules: PlatformModule[] = [createVideoShopModule(config, { now, logger })];
   const controlOn = config.NODE_ENV === 'test' || config.NODE_ENV === 'development';
   const requestLog = controlOn ? new RequestLog(config.SANDBOX_REQUEST_LOG_LIMIT, now) : undefined;
-  const control = requestLog ? new ControlApi(requestLog, grants, config.SANDBOX_APP_ID) : undefined;
+  const moduleControls = modules.flatMap((platform) => (platform.control ? [platform.control] : []));
+  const control = requestLog ? new ControlApi(requestLog, grants, config.SANDBOX_APP_ID, moduleControls) : undefined;
   const requestIds = new RequestIdFactory(now);
   const latency = config.SANDBOX_LATENCY_MS;
 
@@ -63,6 +68,13 @@ export function createSandboxServer(config: SandboxConfig, deps: SandboxDependen
     const payload = envelope(result, requestIds.next());
     if (latency > 0) setTimeout(() => sendJson(res, result.status ?? 200, payload), latency);
     else sendJson(res, result.status ?? 200, payload);
+  }
+
+  function answerModule(res: ServerResponse, reply: ModuleReply): void {
+    if (reply.kind === 'redirect') sendRedirect(res, reply.location);
+    else if (reply.kind === 'html') sendHtml(res, reply.status, reply.html);
+    else if (latency > 0) setTimeout(() => sendJson(res, reply.status, reply.payload), latency);
+    else sendJson(res, reply.status, reply.payload);
   }
 
   function dispatch(req: IncomingMessage, res: ServerResponse, path: string, query: string, body: string): void {
@@ -79,6 +91,11 @@ export function createSandboxServer(config: SandboxConfig, deps: SandboxDependen
         result = apiError(VideoAdsCode.SERVER_ERROR, 'Internal service error. Please retry later.');
       }
       answerApi(res, result);
+      return;
+    }
+    const platform = findModule(modules, path);
+    if (platform) {
+      answerModule(res, platform.handle({ method, path, query, headers: req.headers, body }));
       return;
     }
     if (path === PORTAL_PATH && (method === 'GET' || method === 'POST')) {

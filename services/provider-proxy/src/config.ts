@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { commonEnv, durationMsFromEnv, portFromEnv } from '@gateway/config';
+import { PROVIDER_ENV } from './adapters/providers';
 
 export const ConfigSchema = z
   .object({
@@ -14,19 +15,17 @@ export const ConfigSchema = z
     CREDENTIALS_ENCRYPTION_KEYS: z.string().min(1),
     /** Key id of the keyring entry new ciphertexts use; must be in CREDENTIALS_ENCRYPTION_KEYS. */
     CREDENTIALS_ACTIVE_KEY_ID: z.string().min(1),
-    /** Origin of the video-ads platform; the sandbox locally (reference/platforms.md). */
-    VIDEO_ADS_BASE_URL: z
-      .url({ protocol: /^https?$/ })
-      .default('https://business-api.tiktok.com')
-      .transform((value) => value.replace(/\/+$/, '')),
-    /** The gateway's own app at video-ads; sent as app_id where the platform wants it (needsAppCredentials). */
-    VIDEO_ADS_APP_ID: z.string().min(1),
-    /** Secret of that app. Never logged, never in a span or a failure detail. */
-    VIDEO_ADS_APP_SECRET: z.string().min(1),
-    /** Requests per second the app may send to video-ads (platform tiers: 8, 12, 20); 0 = no guard. */
-    VIDEO_ADS_APP_QPS: z.coerce.number().min(0).default(20),
-    /** Requests the QPS guard lets through back to back after an idle period; 1 = evenly spaced. */
-    VIDEO_ADS_APP_BURST: z.coerce.number().int().min(1).default(1),
+    /** Each provider's own variables (app credentials, platform origins, QPS): see its adapters/<provider> plugin. */
+    ...PROVIDER_ENV,
+    /** NATS for the token-renewal leases shared by every replica; unset: one replica only (in-process lease). */
+    NATS_URL: z.string().optional(),
+    /** KV bucket of the token-renewal leases. */
+    RENEWAL_LEASE_BUCKET: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]+$/)
+      .default('gateway_token_renewals'),
+    /** Longest a renewal may hold a connection's lease (a replica that dies mid-renewal holds it this long). */
+    RENEWAL_LEASE_TTL_MS: durationMsFromEnv(20_000),
     /** Requests that may wait for the QPS guard at once; more get platform_busy at once. */
     QPS_QUEUE_LIMIT: z.coerce.number().int().min(0).default(1000),
     /** Longest wait for the QPS guard (also bounded by the request's own deadline); longer gets platform_busy. */

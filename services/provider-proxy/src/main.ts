@@ -1,8 +1,11 @@
+import { randomBytes } from 'node:crypto';
+import { connect } from 'nats';
 import { loadConfig } from '@gateway/config';
 import { CredentialCipher, openStore } from '@gateway/store';
 import { createLogger, logListening, runMain, stopOnSignals } from '@gateway/telemetry';
 import { ConfigSchema } from './config';
 import { StoreConnectionSource } from './credentials/connection.source';
+import { NatsRenewalLease } from './credentials/renewal-lease';
 import { startProviderProxy } from './server';
 
 runMain('provider-proxy', async () => {
@@ -11,10 +14,21 @@ runMain('provider-proxy', async () => {
   const cipher = CredentialCipher.fromEnv(config.CREDENTIALS_ENCRYPTION_KEYS, config.CREDENTIALS_ACTIVE_KEY_ID);
   // The proxy only reads connections; portal-api owns the collections and their indexes.
   const store = await openStore(config.MONGODB_URI, { cipher, ensureIndexes: false });
+  // Token renewals are single-flight across replicas through a lease in NATS JetStream KV.
+  const nats = config.NATS_URL ? await connect({ servers: config.NATS_URL, name: 'provider-proxy' }) : undefined;
+  const renewalLease = nats
+    ? await NatsRenewalLease.open(nats, {
+        bucket: config.RENEWAL_LEASE_BUCKET,
+        holder: `proxy-${randomBytes(6).toString('hex')}`,
+        ttlMs: config.RENEWAL_LEASE_TTL_MS,
+      })
+    : undefined;
+  if (!nats) logger.warn({}, 'NATS_URL is not set: token renewals are single-flight within this replica only');
   const proxy = await startProviderProxy({
     config,
     logger,
     connections: new StoreConnectionSource(store.connections),
+    ...(renewalLease ? { renewalLease } : {}),
     dependenciesReady: () => store.connection.readyState === 1,
   });
   logListening(logger, 'grpc', `grpc://${proxy.grpcAddress}`);
@@ -24,6 +38,7 @@ runMain('provider-proxy', async () => {
     logger,
     async () => {
       await proxy.shutdown(config.SHUTDOWN_GRACE_MS);
+      await nats?.drain().catch((error: unknown) => logger.warn({ err: error }, 'draining NATS failed'));
       await store.close().catch((error: unknown) => logger.warn({ err: error }, 'closing MongoDB failed'));
     },
     { graceMs: config.SHUTDOWN_GRACE_MS },

@@ -17,6 +17,7 @@ import {
 } from '@gateway/proto';
 import { newAccountId } from '@gateway/store';
 import { createLogger } from '@gateway/telemetry';
+import type { ConnectionCredentials } from './adapters/provider-adapter';
 import type { ConnectionLookup, ConnectionSource } from './credentials/connection.source';
 import { startProviderProxy, type RunningProviderProxy, type ServerConfig } from './server';
 
@@ -78,13 +79,26 @@ export class MemoryConnections implements ConnectionSource {
       accountId,
       active
         ? { found: true, provider, active: true, credentials: { access_token: token } }
-        : { found: true, provider, active: false },
+        : { found: true, provider, active: false, status: 'revoked' },
     );
   }
 
   async lookup(accountId: string): Promise<ConnectionLookup> {
     this.reads += 1;
     return this.lookups.get(accountId) ?? { found: false };
+  }
+
+  async store(accountId: string, credentials: ConnectionCredentials): Promise<boolean> {
+    const current = this.lookups.get(accountId);
+    if (!current?.found || !current.active) return false;
+    this.lookups.set(accountId, { ...current, credentials });
+    return true;
+  }
+
+  async markNeedsRegrant(accountId: string): Promise<void> {
+    const current = this.lookups.get(accountId);
+    if (current?.found)
+      this.lookups.set(accountId, { found: true, provider: current.provider, active: false, status: 'needs_regrant' });
   }
 }
 

@@ -5,25 +5,18 @@ import { HealthImplementation } from 'grpc-health-check';
 import { MAX_MESSAGE_BYTES, providerProxyService, type ProviderProxyHandlers } from '@gateway/proto';
 import type { Logger } from '@gateway/telemetry';
 import { AdapterRegistry } from './adapters/adapter.registry';
-import { VideoAdsAdapter } from './adapters/video-ads/video-ads.adapter';
+import { PROVIDER_PLUGINS } from './adapters/providers';
 import type { ProviderProxyConfig } from './config';
 import type { ConnectionSource } from './credentials/connection.source';
 import { CredentialCache } from './credentials/credential.cache';
+import { LocalRenewalLease, type RenewalLease } from './credentials/renewal-lease';
+import { TokenRenewer } from './credentials/token-renewer';
 import { ExchangeStreams } from './grpc/exchange.handler';
 import { fetchHandler } from './grpc/fetch.handler';
-import { QpsGuard } from './limits/qps-guard';
 import { createOpsServer } from './ops/ops.server';
 import { createProxyMetrics, type ProxyMetrics } from './ops/proxy.metrics';
 import { ProxyService } from './proxy/proxy.service';
 import { UndiciUpstreamClient, type UpstreamClient } from './upstream/upstream.client';
-
-/**
- * The video-ads sandbox (like, we assume, the platform) counts an exact sliding one-second window per app;
- * arrival jitter between requests spaced exactly 1/qps apart would otherwise earn a 40100. 10% of the window
- * (the app then sends at most qps / 1.1 per second) also covers a platform that counts at processing time while
- * it is busy, which a 40100 for every customer of the app would cost far more than.
- */
-const QPS_WINDOW_MARGIN_MS = 100;
 
 /** Name of the service in grpc.health.v1; '' is the whole server. */
 export const HEALTH_SERVICE_NAME = 'gateway.provider.v1.ProviderProxy';
@@ -33,11 +26,6 @@ export type ServerConfig = Pick<
   | 'HOST'
   | 'GRPC_PORT'
   | 'HTTP_PORT'
-  | 'VIDEO_ADS_BASE_URL'
-  | 'VIDEO_ADS_APP_ID'
-  | 'VIDEO_ADS_APP_SECRET'
-  | 'VIDEO_ADS_APP_QPS'
-  | 'VIDEO_ADS_APP_BURST'
   | 'QPS_QUEUE_LIMIT'
   | 'QPS_MAX_WAIT_MS'
   | 'UPSTREAM_TIMEOUT_MS'
@@ -48,7 +36,8 @@ export type ServerConfig = Pick<
   | 'UPSTREAM_KEEP_ALIVE_MS'
   | 'CREDENTIAL_CACHE_TTL_MS'
   | 'CREDENTIAL_CACHE_MAX_ENTRIES'
->;
+> &
+  Record<string, unknown>;
 
 export interface ProviderProxyDependencies {
   config: ServerConfig;
@@ -58,6 +47,10 @@ export interface ProviderProxyDependencies {
   /** Platform HTTP client; an undici Agent built from the config when absent. */
   upstream?: UpstreamClient;
   metrics?: ProxyMetrics;
+  /** Who may renew a connection's tokens; in-process only when absent (one replica). */
+  renewalLease?: RenewalLease;
+  /** Unix ms for signatures and token expiry; Date.now when absent. */
+  now?: () => number;
   /** Extra readiness condition for /readyz (e.g. the MongoDB connection is up). */
   dependenciesReady?: () => boolean;
 }
@@ -97,24 +90,24 @@ export async function startProviderProxy(deps: ProviderProxyDependencies): Promi
       keepAliveMs: config.UPSTREAM_KEEP_ALIVE_MS,
       bodyTimeoutMs: config.UPSTREAM_BODY_TIMEOUT_MS,
     });
-  const videoAds = new VideoAdsAdapter({
-    baseUrl: config.VIDEO_ADS_BASE_URL,
-    appId: config.VIDEO_ADS_APP_ID,
-    appSecret: config.VIDEO_ADS_APP_SECRET,
-    guard: new QpsGuard({
-      qps: config.VIDEO_ADS_APP_QPS,
-      burst: config.VIDEO_ADS_APP_BURST,
-      maxQueue: config.QPS_QUEUE_LIMIT,
-      maxWaitMs: config.QPS_MAX_WAIT_MS,
-      windowMarginMs: QPS_WINDOW_MARGIN_MS,
-    }),
+  const now = deps.now ?? Date.now;
+  const shared = { QPS_QUEUE_LIMIT: config.QPS_QUEUE_LIMIT, QPS_MAX_WAIT_MS: config.QPS_MAX_WAIT_MS, now };
+  const adapters = PROVIDER_PLUGINS.flatMap((plugin) => plugin.create(config as never, shared) ?? []);
+  const credentials = new CredentialCache(deps.connections, {
+    ttlMs: config.CREDENTIAL_CACHE_TTL_MS,
+    maxEntries: config.CREDENTIAL_CACHE_MAX_ENTRIES,
+  });
+  const renewer = new TokenRenewer({
+    source: deps.connections,
+    cache: credentials,
+    lease: deps.renewalLease ?? new LocalRenewalLease(),
+    now,
+    onRenewal: (provider, outcome) => metrics.tokenRenewals.inc({ provider, outcome }),
   });
   const proxy = new ProxyService({
-    registry: new AdapterRegistry([videoAds]),
-    credentials: new CredentialCache(deps.connections, {
-      ttlMs: config.CREDENTIAL_CACHE_TTL_MS,
-      maxEntries: config.CREDENTIAL_CACHE_MAX_ENTRIES,
-    }),
+    registry: new AdapterRegistry(adapters),
+    credentials,
+    renewer,
     upstream,
     metrics,
     logger,

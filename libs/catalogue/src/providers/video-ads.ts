@@ -1,9 +1,18 @@
-import type { EndpointSpec, PagingSpec, ParameterSpec, ProviderSpec } from '../types';
+import type { BodySpec, EndpointSpec, PagingSpec, ParameterSpec, ProviderSpec } from '../types';
 
-// Spec 4.2 and reference/platforms.md (video-ads, API v1.3).
+// Spec 4.2 and docs/providers.md (video-ads, API v1.3).
 const UPSTREAM_PREFIX = '/open_api';
 
+/** The platform reads the same parameters from a JSON body on GET; arrays and objects are then plain JSON. */
+const JSON_BODY_ON_GET: BodySpec = {
+  required: false,
+  description:
+    'Optional: the same parameters as one JSON object (arrays and objects as JSON values), as the platform accepts on GET.',
+  example: { advertiser_id: '7012345678901234567', page: 1, page_size: 100 },
+};
+
 const PAGE_PAGING: PagingSpec = {
+  style: 'page',
   pageParam: 'page',
   pageSizeParam: 'page_size',
   defaultPageSize: 10,
@@ -75,7 +84,7 @@ function listEndpoint(entity: 'campaign' | 'adgroup' | 'ad', plural: string, key
     provider: 'video-ads',
     path: `/v1.3/${entity}/get/`,
     method: 'GET',
-    upstreamPath: `${UPSTREAM_PREFIX}/v1.3/${entity}/get/`,
+    body: JSON_BODY_ON_GET,
     title: `List ${plural}`,
     summary: `Lists the ${plural} of one advertiser with their names and settings; join with report rows by ${idField}.`,
     keywords,
@@ -94,7 +103,6 @@ function listEndpoint(entity: 'campaign' | 'adgroup' | 'ad', plural: string, key
     ],
     paging: PAGE_PAGING,
     returns: `Envelope {code, message, request_id, data: {list: [${entity} records], page_info}}.`,
-    needsAppCredentials: false,
   };
 }
 
@@ -103,19 +111,18 @@ export const VIDEO_ADS_ENDPOINTS: readonly EndpointSpec[] = [
     provider: 'video-ads',
     path: '/v1.3/oauth2/advertiser/get/',
     method: 'GET',
-    upstreamPath: `${UPSTREAM_PREFIX}/v1.3/oauth2/advertiser/get/`,
+    body: JSON_BODY_ON_GET,
     title: 'List advertiser accounts',
     summary: 'Advertiser accounts the connection can see: the starting point for every other call.',
     keywords: ['advertisers', 'advertiser accounts', 'ad accounts', 'accounts', 'which accounts', 'list accounts'],
     params: [],
     returns: 'Envelope with data.list: [{advertiser_id, advertiser_name}] (no paging).',
-    needsAppCredentials: true,
   },
   {
     provider: 'video-ads',
     path: '/v1.3/advertiser/info/',
     method: 'GET',
-    upstreamPath: `${UPSTREAM_PREFIX}/v1.3/advertiser/info/`,
+    body: JSON_BODY_ON_GET,
     title: 'Advertiser details',
     summary: 'Name, currency, time zone and status of one or several advertisers; needed to read spend values.',
     keywords: ['advertiser info', 'currency', 'time zone', 'timezone', 'account status', 'balance', 'company'],
@@ -132,13 +139,12 @@ export const VIDEO_ADS_ENDPOINTS: readonly EndpointSpec[] = [
       fields,
     ],
     returns: 'Envelope with data.list: one object per advertiser (name, currency, timezone, status, ...).',
-    needsAppCredentials: false,
   },
   {
     provider: 'video-ads',
     path: '/v1.3/report/integrated/get/',
     method: 'GET',
-    upstreamPath: `${UPSTREAM_PREFIX}/v1.3/report/integrated/get/`,
+    body: JSON_BODY_ON_GET,
     title: 'Performance report',
     summary: 'Spend, impressions, clicks and conversions by campaign, ad group, ad or day.',
     keywords: [
@@ -205,7 +211,6 @@ export const VIDEO_ADS_ENDPOINTS: readonly EndpointSpec[] = [
     paging: PAGE_PAGING,
     returns:
       'Envelope with data.list: [{dimensions: {...}, metrics: {...}}] (all values strings, ids not names) and data.page_info.',
-    needsAppCredentials: false,
   },
   listEndpoint('campaign', 'campaigns', [
     'campaigns',
@@ -220,19 +225,18 @@ export const VIDEO_ADS_ENDPOINTS: readonly EndpointSpec[] = [
     provider: 'video-ads',
     path: '/v1.3/gmv_max/store/list/',
     method: 'GET',
-    upstreamPath: `${UPSTREAM_PREFIX}/v1.3/gmv_max/store/list/`,
+    body: JSON_BODY_ON_GET,
     title: 'List GMV Max stores',
     summary: 'Shops linked to the advertiser for GMV Max campaigns.',
     keywords: ['gmv max', 'stores', 'shops', 'store list', 'shop ads'],
     params: [advertiserId],
     returns: 'Envelope with data.store_list: [{store_id, store_name, store_status, ...}] (no paging).',
-    needsAppCredentials: false,
   },
   {
     provider: 'video-ads',
     path: '/v1.3/gmv_max/report/get/',
     method: 'GET',
-    upstreamPath: `${UPSTREAM_PREFIX}/v1.3/gmv_max/report/get/`,
+    body: JSON_BODY_ON_GET,
     title: 'GMV Max report',
     summary: 'Gross merchandise value, orders and cost of GMV Max campaigns of one store.',
     keywords: ['gmv', 'gmv max report', 'orders', 'revenue', 'sales', 'roi', 'store performance', 'gross revenue'],
@@ -282,7 +286,6 @@ export const VIDEO_ADS_ENDPOINTS: readonly EndpointSpec[] = [
     ],
     paging: PAGE_PAGING,
     returns: 'Envelope with data.list: [{dimensions, metrics}] and data.page_info, like the performance report.',
-    needsAppCredentials: false,
   },
 ];
 
@@ -290,5 +293,21 @@ export const VIDEO_ADS: ProviderSpec = {
   id: 'video-ads',
   title: 'Video ads (Business API v1.3)',
   connectionUnit: '1 business center',
+  upstreamPrefix: UPSTREAM_PREFIX,
+  envelope: {
+    codeField: 'code',
+    successCode: 0,
+    // "Access token is incorrect or has been revoked."; the token never expires otherwise.
+    tokenErrorCodes: [40105],
+    errorsUseHttp200: true,
+    numericIds: false,
+  },
+  // spec 4.2: app_id, secret and access_token are always the service's own.
+  ownedParams: ['app_id', 'secret', 'access_token'],
+  ownedHeaders: ['Access-Token'],
+  startingPoint: '/v1.3/oauth2/advertiser/get/',
+  grant:
+    "The platform's advertiser authorization page: the customer picks a business center, the gateway exchanges " +
+    'the auth_code for a token that lives until the advertiser cancels the grant.',
   endpoints: VIDEO_ADS_ENDPOINTS,
 };

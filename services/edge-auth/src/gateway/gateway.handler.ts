@@ -13,7 +13,9 @@ import { context, propagation, trace, type Span } from '@opentelemetry/api';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { createGzip } from 'node:zlib';
+import { isAllowedMethod } from '@gateway/catalogue';
 import { classifyTarget } from '../routing/request-target';
+import { hasBody, readCheckedBody } from './request-body';
 
 export interface GatewayDeps {
   decisions: Pick<DecisionClient, 'decide' | 'refund'>;
@@ -34,7 +36,7 @@ export interface StageClock {
 }
 
 /**
- * The one handler for /v1/me and /v1/{provider}/... . Order of checks (README, "Order of checks"):
+ * The one handler for /v1/me and /v1/{provider}/... . Order of checks (docs/rest.md, "Order of checks"):
  *  1. 401 missing_api_key / invalid_api_key (malformed)            — here, no actor call
  *  2. 404 unknown_provider, 404 not_found                             — here
  *  3. 401 invalid_api_key / key_revoked, 403 ip_not_allowed, 429 rate_limited,
@@ -87,22 +89,47 @@ export function createGatewayHandler(deps: GatewayDeps) {
     }
 
     const accountHeader = req.headers['x-account-id'];
+    const endpoint = target.endpoint;
+    const allowed = endpoint !== undefined && isAllowedMethod(endpoint, req.method ?? '');
     const request: DecisionRequest = {
       keyHash,
       ip,
       intent: 'forward',
       provider: target.provider,
-      pathAllowed: isGet && target.endpoint !== undefined,
+      pathAllowed: allowed,
       ...(typeof accountHeader === 'string' ? { accountId: accountHeader } : {}),
       ...(traceparent ? { traceparent } : {}),
     };
-    void deps.decisions.decide(request).then((verdict) => {
-      deps.stages?.decision((performance.now() - askedAt) / 1000);
-      annotate(span, requestId, verdict, target.provider, target.endpoint?.path);
-      if (!verdict.ok) return reject(res, requestId, verdict);
-      forward(deps, req, res, requestId, keyHash, verdict, target.provider, target.path, target.query);
+    const decideAndForward = (body: Buffer | undefined) =>
+      void deps.decisions.decide(request).then((verdict) => {
+        deps.stages?.decision((performance.now() - askedAt) / 1000);
+        annotate(span, requestId, verdict, target.provider, endpoint?.path);
+        if (!verdict.ok) return reject(res, requestId, verdict);
+        const call = {
+          provider: target.provider,
+          path: target.path,
+          query: target.query,
+          method: endpoint!.method,
+          body,
+        };
+        forward(deps, req, res, requestId, keyHash, verdict, call);
+      });
+    // The hot path: a GET without a body is decided at once. A body is read and checked first, and only on an
+    // allowed call: a refused path never has its body read, and a bad body is never counted.
+    if (!allowed || (isGet && !hasBody(req))) return decideAndForward(undefined);
+    void readCheckedBody(req, endpoint).then((outcome) => {
+      if (!outcome.ok) return sendProblem(res, outcome.code, requestId, { detail: outcome.detail });
+      decideAndForward(outcome.body);
     });
   };
+}
+
+interface ForwardCall {
+  provider: string;
+  path: string;
+  query: string;
+  method: string;
+  body: Buffer | undefined;
 }
 
 function forward(
@@ -112,9 +139,7 @@ function forward(
   requestId: string,
   keyHash: string,
   verdict: Extract<Verdict, { ok: true }>,
-  provider: string,
-  path: string,
-  query: string,
+  call: ForwardCall,
 ): void {
   const headers = limitHeaders(verdict);
   const traceContext: Record<string, string> = {};
@@ -189,10 +214,12 @@ function forward(
   const handle = deps.caller.call(
     {
       request_id: requestId,
-      provider,
+      provider: call.provider,
       account_id: verdict.accountId ?? '',
-      path,
-      query,
+      path: call.path,
+      query: call.query,
+      method: call.method,
+      ...(call.body !== undefined ? { body: call.body } : {}),
       timeout_ms: deps.upstreamTimeoutMs,
       trace_context: traceContext,
       key_id: verdict.keyId,

@@ -15,7 +15,7 @@ const LEVELS: Readonly<Record<ReportLevel, { dataLevel: string; dimension: strin
   ad: { dataLevel: 'AUCTION_AD', dimension: 'ad_id' },
 };
 
-/** Longest spans of the platform per time dimension, both ends included (reference/platforms.md). */
+/** Longest spans of the platform per time dimension, both ends included (docs/providers.md). */
 const MAX_DAYS_BY_DAY = 30;
 const MAX_DAYS_WITHOUT_TIME = 365;
 const DEFAULT_RANGE_DAYS = 7;

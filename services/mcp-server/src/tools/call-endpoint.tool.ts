@@ -2,6 +2,8 @@ import {
   PROVIDER_IDS,
   encodeParams,
   findEndpoint,
+  isAllowedMethod,
+  validateBody,
   validateParams,
   type ParamValue,
   type ProviderId,
@@ -41,6 +43,12 @@ const inputSchema = z.object({
     .record(z.string(), paramValue)
     .optional()
     .describe('Query parameters; see describe_endpoint. Arrays and objects as JSON values or JSON strings.'),
+  body: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe(
+      'JSON body of a POST search or report query (describe_endpoint shows its fields); other paths take none.',
+    ),
   account_id: z
     .string()
     .max(64)
@@ -96,7 +104,7 @@ export function registerCallEndpoint(server: McpServer, deps: ToolDeps, ctx: Req
         }
         const verdict = await (takePrefetched(ctx, plan.fingerprint) ?? decide(deps, ctx, 'forward', plan.decision));
         if (!verdict.ok) return refuse(deps, ctx, verdict, plan.provider, plan.path);
-        return forward(deps, ctx, verdict, plan.provider, plan.path, plan.encoded);
+        return forward(deps, ctx, verdict, plan);
       }),
   );
 }
@@ -108,6 +116,9 @@ export interface ForwardPlan {
   provider: ProviderId;
   path: string;
   encoded: Record<string, string>;
+  method: string;
+  /** The JSON body bytes, for endpoints that take one. */
+  body: Buffer | undefined;
   /** Catalogue problems of the parameters of an allowlisted path (nothing is decided when there are some). */
   problems: string[];
   decision: { provider: ProviderId; pathAllowed: boolean; accountId?: string };
@@ -117,19 +128,25 @@ export interface ForwardPlan {
 
 export function planForward(args: CallEndpointArgs): ForwardPlan {
   const endpoint = findEndpoint(args.provider, args.path);
-  const encoded = encodeParams((args.params ?? {}) as Record<string, ParamValue>);
+  const encoded = encodeParams((args.params ?? {}) as Record<string, ParamValue>, endpoint);
   const decision = {
     provider: args.provider,
-    pathAllowed: endpoint !== undefined,
+    pathAllowed: endpoint !== undefined && isAllowedMethod(endpoint, endpoint.method),
     ...(args.account_id !== undefined ? { accountId: args.account_id } : {}),
   };
+  const problems = endpoint ? validateParams(endpoint, encoded) : [];
+  if (endpoint && (args.body !== undefined || endpoint.body?.required)) {
+    problems.push(...(args.body === undefined ? ['body is required'] : validateBody(endpoint, args.body)));
+  }
   return {
     provider: args.provider,
     path: args.path,
     encoded,
-    problems: endpoint ? validateParams(endpoint, encoded) : [],
+    method: endpoint?.method ?? 'GET',
+    body: args.body === undefined ? undefined : Buffer.from(JSON.stringify(args.body)),
+    problems,
     decision,
-    fingerprint: JSON.stringify([args.provider, args.path, args.account_id ?? null, encoded]),
+    fingerprint: JSON.stringify([args.provider, args.path, args.account_id ?? null, encoded, args.body ?? null]),
   };
 }
 
@@ -183,10 +200,9 @@ async function forward(
   deps: ToolDeps,
   ctx: RequestContext,
   verdict: Admit,
-  provider: string,
-  path: string,
-  encoded: Record<string, string>,
+  plan: ForwardPlan,
 ): Promise<CallToolResult> {
+  const { provider, path, encoded } = plan;
   const accountId = verdict.accountId ?? '';
   const answer = await callBuffered(deps.caller, {
     request_id: ctx.requestId,
@@ -196,6 +212,8 @@ async function forward(
     query: Object.entries(encoded)
       .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`)
       .join('&'),
+    method: plan.method,
+    ...(plan.body !== undefined ? { body: plan.body } : {}),
     timeout_ms: deps.upstreamTimeoutMs,
     trace_context: ctx.traceContext,
     key_id: verdict.keyId,

@@ -1,4 +1,4 @@
-import { PROVIDER_IDS, findEndpoint, type EndpointSpec, type ParameterSpec } from '@gateway/catalogue';
+import { PROVIDER_IDS, findEndpoint, type EndpointSpec, type PagingSpec, type ParameterSpec } from '@gateway/catalogue';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { RequestContext, ToolDeps } from './tool-context';
@@ -44,6 +44,7 @@ const outputSchema = z.object({
   encoding: z.string(),
   paging: z
     .object({
+      style: z.enum(['page', 'cursor', 'offset']),
       page_param: z.string(),
       page_size_param: z.string(),
       default_page_size: z.number().int(),
@@ -52,9 +53,17 @@ const outputSchema = z.object({
       how: z.string(),
     })
     .optional(),
+  body: z
+    .object({ required: z.boolean(), description: z.string(), schema: z.unknown().optional(), example: z.unknown() })
+    .optional(),
   example_call: z.object({
     tool: z.literal('call_endpoint'),
-    arguments: z.object({ provider: z.string(), path: z.string(), params: z.record(z.string(), z.unknown()) }),
+    arguments: z.object({
+      provider: z.string(),
+      path: z.string(),
+      params: z.record(z.string(), z.unknown()),
+      body: z.unknown().optional(),
+    }),
   }),
 });
 
@@ -96,22 +105,65 @@ export function describe(endpoint: EndpointSpec) {
     returns: endpoint.returns,
     params: endpoint.params.map(describeParam),
     encoding: ENCODING_RULE,
-    ...(endpoint.paging
+    ...(endpoint.paging ? { paging: describePaging(endpoint.paging) } : {}),
+    ...(endpoint.body
       ? {
-          paging: {
-            page_param: endpoint.paging.pageParam,
-            page_size_param: endpoint.paging.pageSizeParam,
-            default_page_size: endpoint.paging.defaultPageSize,
-            max_page_size: endpoint.paging.maxPageSize,
-            page_info_path: endpoint.paging.pageInfoPath,
-            how:
-              `Read ${endpoint.paging.pageInfoPath}.total_page and request ${endpoint.paging.pageParam} from 1 to ` +
-              'that value. Large pages may come back truncated: then lower page_size or narrow the date range.',
+          body: {
+            required: endpoint.body.required,
+            description: endpoint.body.description,
+            ...(endpoint.body.schema ? { schema: z.toJSONSchema(endpoint.body.schema) } : {}),
+            example: endpoint.body.example,
           },
         }
       : {}),
     example_call: { tool: 'call_endpoint' as const, arguments: exampleCall(endpoint) },
   };
+}
+
+const TRUNCATION_HINT = 'Large pages may come back truncated: then lower the page size or narrow the date range.';
+
+/** How to page this endpoint, in the platform's own terms. */
+function describePaging(paging: PagingSpec) {
+  switch (paging.style) {
+    case 'page':
+      return {
+        style: paging.style,
+        page_param: paging.pageParam,
+        page_size_param: paging.pageSizeParam,
+        default_page_size: paging.defaultPageSize,
+        max_page_size: paging.maxPageSize,
+        page_info_path: paging.pageInfoPath,
+        how: `Read ${paging.pageInfoPath}.total_page and request ${paging.pageParam} from 1 to that value. ${TRUNCATION_HINT}`,
+      };
+    case 'cursor':
+      return {
+        style: paging.style,
+        page_param: paging.cursorParam,
+        page_size_param: paging.pageSizeParam,
+        default_page_size: paging.defaultPageSize,
+        max_page_size: paging.maxPageSize,
+        page_info_path: paging.nextCursorPath,
+        how:
+          `Leave ${paging.cursorParam} out for the first page, then pass ${paging.nextCursorPath} of each answer as ` +
+          `${paging.cursorParam} until it comes back empty. ${TRUNCATION_HINT}`,
+      };
+    case 'offset':
+      return {
+        style: paging.style,
+        page_param: paging.offsetParam,
+        page_size_param: paging.limitParam,
+        default_page_size: paging.defaultPageSize,
+        max_page_size: paging.maxPageSize,
+        page_info_path: paging.moreFlagPath,
+        how:
+          `Start at ${paging.offsetParam}=0 and add ${paging.limitParam} while ${paging.moreFlagPath} says more ` +
+          `records follow. ${TRUNCATION_HINT}`,
+      };
+  }
+}
+
+function pageSizeParamOf(paging: PagingSpec): string {
+  return paging.style === 'offset' ? paging.limitParam : paging.pageSizeParam;
 }
 
 function describeParam(param: ParameterSpec) {
@@ -126,6 +178,7 @@ function describeParam(param: ParameterSpec) {
     ...(param.format ? { format: param.format } : {}),
     ...(param.type === 'json-array' ? { format: 'JSON array of strings, sent as one parameter' } : {}),
     ...(param.type === 'json-object' ? { format: 'JSON object, sent as one parameter' } : {}),
+    ...(param.type === 'csv' ? { format: 'comma-joined values in one parameter (or an array)' } : {}),
     ...(param.values ? { values: [...param.values] } : {}),
     ...(param.default !== undefined ? { default: param.default } : {}),
     ...(param.minimum !== undefined ? { minimum: param.minimum } : {}),
@@ -147,8 +200,14 @@ function exampleCall(endpoint: EndpointSpec) {
       params[param.name] = param.example;
     }
   }
-  if (endpoint.paging && endpoint.params.some((param) => param.name === endpoint.paging!.pageSizeParam)) {
-    params[endpoint.paging.pageSizeParam] = 100;
+  if (endpoint.paging && endpoint.params.some((param) => param.name === pageSizeParamOf(endpoint.paging!))) {
+    const name = pageSizeParamOf(endpoint.paging);
+    params[name] = Math.min(100, endpoint.paging.maxPageSize);
   }
-  return { provider: endpoint.provider, path: endpoint.path, params };
+  return {
+    provider: endpoint.provider,
+    path: endpoint.path,
+    params,
+    ...(endpoint.body?.required ? { body: endpoint.body.example } : {}),
+  };
 }

@@ -3,7 +3,7 @@ import { ERROR_CATALOGUE, type GatewayErrorCode } from '@gateway/errors';
 import { fenceUntrusted } from '../untrusted/fence';
 
 /**
- * Codes of failed tool calls (STYLE.md: one error-code union per surface): the gateway's own codes, as REST
+ * Codes of failed tool calls (one error-code union per surface): the gateway's own codes, as REST
  * answers them, plus the ones only a tool has.
  */
 export type ToolErrorCode =

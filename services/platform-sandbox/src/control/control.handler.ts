@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { findAdvertiser, SANDBOX_BUSINESS_CENTERS } from '../accounts/sandbox-accounts';
 import { advertisersOf, businessCentersOf, type GrantStore } from '../grants/grant.store';
+import type { ModuleControl } from '../platform-modules';
 import type { RequestLog } from './request-log';
 
 export const CONTROL_PREFIX = '/_sandbox';
@@ -47,6 +48,8 @@ export class ControlApi {
     private readonly log: RequestLog,
     private readonly grants: GrantStore,
     private readonly defaultAppId: string,
+    /** Routes of the platform modules, each under /_sandbox/<its prefix>/. */
+    private readonly modules: readonly ModuleControl[] = [],
   ) {}
 
   handle(method: string, path: string, query: string, body: string): ControlReply {
@@ -63,8 +66,17 @@ export class ControlApi {
       case 'GET /accounts':
         return { status: 200, payload: this.accounts() };
       default:
-        return { status: 404, payload: { error: `no control route ${method} ${path}` } };
+        return this.moduleRoute(method, path, query, body);
     }
+  }
+
+  private moduleRoute(method: string, path: string, query: string, body: string): ControlReply {
+    const rest = path.slice(CONTROL_PREFIX.length);
+    for (const routes of this.modules) {
+      const root = `/${routes.prefix}`;
+      if (rest.startsWith(`${root}/`)) return routes.handle(method, rest.slice(root.length), query, body);
+    }
+    return { status: 404, payload: { error: `no control route ${method} ${path}` } };
   }
 
   private listRequests(query: URLSearchParams): ControlReply {

@@ -25,7 +25,7 @@ function checkRedirect(app: SandboxApp, redirectUri: string): string | undefined
 }
 
 /**
- * The advertiser authorization page (reference/platforms.md "Advertiser OAuth"): GET shows the app and the
+ * The advertiser authorization page (docs/providers.md "Advertiser OAuth"): GET shows the app and the
  * business centers, POST issues a single-use auth_code and sends the browser back to redirect_uri with
  * auth_code, code (same value, as the platform sends both) and state.
  */

@@ -1,5 +1,5 @@
 /**
- * Platform codes the sandbox answers with (reference/platforms.md, video-ads). Platform errors travel with
+ * Platform codes the sandbox answers with (docs/providers.md, video-ads). Platform errors travel with
  * HTTP 200 and a non-zero code; only routing failures use an HTTP status, with code = status x 100.
  */
 export const VideoAdsCode = {

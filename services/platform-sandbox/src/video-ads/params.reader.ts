@@ -7,7 +7,7 @@ export type ParamMap = Map<string, unknown>;
 /**
  * Gathers the parameters of one call. Query and JSON body are merged (the platform accepts a body on GET);
  * a name given twice, in the query or across query and body, is refused rather than guessed at, because
- * arrays are ONE parameter holding a JSON string (reference/platforms.md, video-ads "Parameters").
+ * arrays are ONE parameter holding a JSON string (docs/providers.md, video-ads "Parameters").
  */
 export function collectParams(query: string, body: string): ParamMap | ApiResult {
   const params: ParamMap = new Map();
@@ -140,7 +140,7 @@ export class ParamReader {
     return parsed;
   }
 
-  /** page >= 1 (default 1), page_size 1..1000 (default 10): reference/platforms.md "Paging". */
+  /** page >= 1 (default 1), page_size 1..1000 (default 10): docs/providers.md "Paging". */
   page(): PageParams {
     return { page: this.int('page', 1, 1), pageSize: this.int('page_size', 10, 1, 1000) };
   }

@@ -15,7 +15,7 @@ const PlanSchema = z
     connection_allowance: z.number().int(),
     mcp_tier: z.enum(['basic', 'normalised', 'data_assistant']),
   })
-  .meta({ id: 'Plan', description: 'Limits apply per key (README "Limits")' });
+  .meta({ id: 'Plan', description: 'Limits apply per key (docs/rest.md, "Limits")' });
 
 const KeyUsageSchema = z
   .object({

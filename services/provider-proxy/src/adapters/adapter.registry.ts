@@ -1,4 +1,4 @@
-import { findEndpoint, isProviderId, type EndpointSpec } from '@gateway/catalogue';
+import { findEndpoint, isAllowedMethod, isProviderId, type EndpointSpec } from '@gateway/catalogue';
 import { failure, type ProxyFailure } from '../proxy/proxy-failure';
 import type { ProviderAdapter } from './provider-adapter';
 
@@ -21,7 +21,7 @@ export class AdapterRegistry {
     return [...this.adapters.keys()];
   }
 
-  resolve(provider: string, path: string): Resolution {
+  resolve(provider: string, method: string, path: string): Resolution {
     if (!isProviderId(provider)) {
       return { ok: false, failure: failure('path_not_allowed', 'the provider is not one of the gateway providers') };
     }
@@ -29,6 +29,9 @@ export class AdapterRegistry {
     const endpoint = findEndpoint(provider, path);
     if (endpoint === undefined) {
       return { ok: false, failure: failure('path_not_allowed', `the path is not on the ${provider} allowlist`) };
+    }
+    if (!isAllowedMethod(endpoint, method)) {
+      return { ok: false, failure: failure('path_not_allowed', `${method} is not a read of this path`) };
     }
     const adapter = this.adapters.get(provider);
     if (adapter === undefined) {

@@ -1,7 +1,9 @@
-import { appendParams, filterQuery, normaliseName } from './query-filter';
+import { appendParams, filterQuery, normaliseName, ownedBodyField } from './query-filter';
+
+const VIDEO_ADS_OWNED: ReadonlySet<string> = new Set(['app_id', 'secret', 'access_token']);
 
 function kept(raw: string): string {
-  const result = filterQuery(raw);
+  const result = filterQuery(raw, VIDEO_ADS_OWNED);
   if (!result.ok) throw new Error(result.problem);
   return result.query;
 }
@@ -63,7 +65,7 @@ describe('query filter', () => {
 
   it('refuses bytes that a request target cannot carry unencoded', () => {
     for (const raw of ['a=b c', 'a=1#frag', 'a=\u00e9', 'a=\n', 'a=\u0000']) {
-      expect(filterQuery(raw).ok).toBe(false);
+      expect(filterQuery(raw, VIDEO_ADS_OWNED).ok).toBe(false);
     }
   });
 
@@ -81,5 +83,13 @@ describe('query filter', () => {
     ).toBe('a=1&app_id=7&secret=s%26x%3Dy');
     expect(appendParams('', [['app_id', '7']])).toBe('app_id=7');
     expect(appendParams('a=1', [])).toBe('a=1');
+  });
+});
+
+describe('owned body fields', () => {
+  it('finds an owned field in any spelling and ignores the others', () => {
+    expect(ownedBodyField({ page: 1, ACCESS_TOKEN: 'x' }, VIDEO_ADS_OWNED)).toBe('ACCESS_TOKEN');
+    expect(ownedBodyField({ 'app%5Fid': 1 }, VIDEO_ADS_OWNED)).toBe('app%5Fid');
+    expect(ownedBodyField({ page: 1, access_tokens: 'x' }, VIDEO_ADS_OWNED)).toBeUndefined();
   });
 });

@@ -1,5 +1,3 @@
-import { SERVICE_OWNED_PARAMS } from '@gateway/catalogue';
-
 /** Bytes a request target may carry as they are; anything else must have been percent-encoded by the caller. */
 const REQUEST_TARGET_QUERY = /^[\x21-\x22\x24-\x7e]*$/;
 // A name encoded several times ("access%255Ftoken") is decoded until it stops changing, at most this often.
@@ -8,7 +6,8 @@ const MAX_DECODE_ROUNDS = 4;
 export type FilteredQuery = { ok: true; query: string; dropped: number } | { ok: false; problem: string };
 
 /**
- * Drops every parameter whose name is one of `owned` (spec 4.2: app_id, secret, access_token) and keeps
+ * Drops every parameter whose name is one of `owned` (the provider's owned parameters, lower-case; for
+ * video-ads spec 4.2: app_id, secret, access_token) and keeps
  * every other parameter byte for byte: values are never decoded or re-encoded, so a JSON-string array stays
  * one parameter exactly as the caller wrote it.
  *
@@ -17,7 +16,7 @@ export type FilteredQuery = { ok: true; query: string; dropped: number } | { ok:
  * `Access_Token[]` and `ａｃｃｅｓｓ_token` all go. A segment is also dropped when one of its ";"-separated
  * pieces matches, because some servers split queries on ";" too.
  */
-export function filterQuery(raw: string, owned: ReadonlySet<string> = SERVICE_OWNED_PARAMS): FilteredQuery {
+export function filterQuery(raw: string, owned: ReadonlySet<string>): FilteredQuery {
   const query = raw.startsWith('?') ? raw.slice(1) : raw;
   if (!REQUEST_TARGET_QUERY.test(query)) {
     return { ok: false, problem: 'the query string holds characters that must be percent-encoded' };
@@ -77,4 +76,13 @@ function lenientDecode(text: string): string {
       }
     });
   }
+}
+
+/**
+ * The first top-level field of a JSON object body that the provider owns (normalised like a query name), or
+ * undefined. The body is forwarded byte for byte (signatures cover it), so such a field is refused rather than
+ * silently rewritten.
+ */
+export function ownedBodyField(body: Record<string, unknown>, owned: ReadonlySet<string>): string | undefined {
+  return Object.keys(body).find((name) => owned.has(normaliseName(name)));
 }

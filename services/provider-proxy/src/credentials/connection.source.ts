@@ -4,13 +4,17 @@ import type { ConnectionCredentials } from '../adapters/provider-adapter';
 /** What the proxy needs to know about one connection. */
 export type ConnectionLookup =
   | { found: false }
-  | { found: true; provider: string; active: false }
+  | { found: true; provider: string; active: false; status: string }
   | { found: true; provider: string; active: true; credentials: ConnectionCredentials };
 
 /** Where connections and their decrypted credentials come from; MongoDB in production. */
 export interface ConnectionSource {
   /** Throws on a store outage; a connection whose credentials cannot be opened throws UnusableCredentialsError. */
   lookup(accountId: string): Promise<ConnectionLookup>;
+  /** Stores renewed credentials (sealed) of an active connection; false when it is no longer active. */
+  store(accountId: string, credentials: ConnectionCredentials): Promise<boolean>;
+  /** The platform refused a renewal or reports the grant dead: the customer must re-grant in the portal. */
+  markNeedsRegrant(accountId: string): Promise<void>;
 }
 
 /** The stored credentials exist but cannot be used (wrong keyring, tampered, unexpected shape). */
@@ -25,6 +29,8 @@ export class UnusableCredentialsError extends Error {
 export interface ConnectionReader {
   findByAccountId(accountId: string): Promise<ConnectionRecord | null>;
   loadCredentials(accountId: string): Promise<PlatformCredentials | null>;
+  replaceCredentials(accountId: string, credentials: PlatformCredentials): Promise<boolean>;
+  setStatus(accountId: string, status: 'needs_regrant'): Promise<ConnectionRecord | null>;
 }
 
 export class StoreConnectionSource implements ConnectionSource {
@@ -33,7 +39,9 @@ export class StoreConnectionSource implements ConnectionSource {
   async lookup(accountId: string): Promise<ConnectionLookup> {
     const record = await this.connections.findByAccountId(accountId);
     if (record === null) return { found: false };
-    if (record.status !== 'active') return { found: true, provider: record.provider, active: false };
+    if (record.status !== 'active') {
+      return { found: true, provider: record.provider, active: false, status: record.status };
+    }
     let credentials: PlatformCredentials | null;
     try {
       credentials = await this.connections.loadCredentials(accountId);
@@ -42,8 +50,16 @@ export class StoreConnectionSource implements ConnectionSource {
       throw error;
     }
     // Revoked between the two reads: loadCredentials only opens active connections.
-    if (credentials === null) return { found: true, provider: record.provider, active: false };
+    if (credentials === null) return { found: true, provider: record.provider, active: false, status: 'revoked' };
     return { found: true, provider: record.provider, active: true, credentials };
+  }
+
+  store(accountId: string, credentials: ConnectionCredentials): Promise<boolean> {
+    return this.connections.replaceCredentials(accountId, credentials);
+  }
+
+  async markNeedsRegrant(accountId: string): Promise<void> {
+    await this.connections.setStatus(accountId, 'needs_regrant');
   }
 }
 

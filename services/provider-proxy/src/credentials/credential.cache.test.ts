@@ -11,9 +11,12 @@ class FakeSource implements ConnectionSource {
       accountId,
       active
         ? { found: true, provider, active, credentials: { access_token: token } }
-        : { found: true, provider, active },
+        : { found: true, provider, active, status: 'revoked' },
     );
   }
+
+  store = () => Promise.resolve(true);
+  markNeedsRegrant = () => Promise.resolve();
 
   async lookup(accountId: string): Promise<ConnectionLookup> {
     this.reads += 1;

@@ -9,7 +9,7 @@ export interface CredentialCacheOptions {
 
 export type CredentialResult =
   | { ok: true; provider: string; credentials: ConnectionCredentials; fromCache: boolean }
-  | { ok: false; reason: 'not_found' | 'inactive' };
+  | { ok: false; reason: 'not_found' | 'inactive' | 'needs_regrant' };
 
 interface Load {
   promise: Promise<CredentialResult>;
@@ -79,20 +79,19 @@ export class CredentialCache {
   private async load(accountId: string, handle: Load): Promise<CredentialResult> {
     const lookup = await this.source.lookup(accountId);
     if (!lookup.found) return { ok: false, reason: 'not_found' };
-    if (!lookup.active) return { ok: false, reason: 'inactive' };
-    if (!handle.stale) {
-      this.entries.delete(accountId);
-      this.entries.set(accountId, {
-        provider: lookup.provider,
-        credentials: lookup.credentials,
-        expiresAt: this.now() + this.options.ttlMs,
-      });
-      // Map order is insertion order: the first key is the oldest load.
-      while (this.entries.size > this.options.maxEntries) {
-        const oldest = this.entries.keys().next().value as string;
-        this.entries.delete(oldest);
-      }
-    }
+    if (!lookup.active) return { ok: false, reason: lookup.status === 'needs_regrant' ? 'needs_regrant' : 'inactive' };
+    if (!handle.stale) this.put(accountId, lookup.provider, lookup.credentials);
     return { ok: true, provider: lookup.provider, credentials: lookup.credentials, fromCache: false };
+  }
+
+  /** Stores credentials just renewed (and already written to the store) so the next request uses them. */
+  put(accountId: string, provider: string, credentials: ConnectionCredentials): void {
+    this.entries.delete(accountId);
+    this.entries.set(accountId, { provider, credentials, expiresAt: this.now() + this.options.ttlMs });
+    // Map order is insertion order: the first key is the oldest load.
+    while (this.entries.size > this.options.maxEntries) {
+      const oldest = this.entries.keys().next().value as string;
+      this.entries.delete(oldest);
+    }
   }
 }

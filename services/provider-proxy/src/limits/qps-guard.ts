@@ -28,7 +28,7 @@ interface Waiter {
 const EPSILON = 1e-9;
 
 /**
- * Per-app rate guard in front of a platform (ARCHITECTURE: per-platform QPS guards), so our own traffic
+ * Per-app rate guard in front of a platform (docs/architecture.md: per-app QPS guard), so our own traffic
  * never earns the app a 40100 "App reaches the QPS limit." that would hit every customer at once.
  *
  * A token bucket (rate `qps`, size `burst`) computed on the moments requests are actually let go, with a

@@ -12,6 +12,7 @@ export interface ProxyMetrics {
   guardWaiting: Gauge<'provider'>;
   credentialLookups: Counter<'result'>;
   tokenReloads: Counter<'provider' | 'outcome'>;
+  tokenRenewals: Counter<'provider' | 'outcome'>;
   exchangeStreams: Gauge;
 }
 
@@ -56,6 +57,11 @@ export function createProxyMetrics(): ProxyMetrics {
     tokenReloads: createCounter(registry, {
       name: 'provider_token_reloads_total',
       help: 'Reloads after the platform refused a cached token, by outcome (retried with a new token, or unchanged).',
+      labelNames: ['provider', 'outcome'],
+    }),
+    tokenRenewals: createCounter(registry, {
+      name: 'provider_token_renewals_total',
+      help: 'Platform token renewals this replica made, by outcome: renewed, refused (re-grant needed), unavailable.',
       labelNames: ['provider', 'outcome'],
     }),
     exchangeStreams: gauge('provider_proxy_exchange_streams', 'Open Exchange streams.', []),

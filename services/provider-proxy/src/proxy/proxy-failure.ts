@@ -6,6 +6,7 @@ export type ProxyFailureCode = Extract<
   | 'path_not_allowed'
   | 'invalid_request'
   | 'connection_unavailable'
+  | 'connection_needs_regrant'
   | 'platform_unreachable'
   | 'platform_timeout'
   | 'platform_busy'

@@ -159,19 +159,23 @@ describe('provider-proxy Fetch', () => {
     expect(platform.requests.map((request) => request.headers['access-token'])).toEqual(['old-token', 'new-token']);
   });
 
-  it('returns the 40105 envelope unchanged when the stored token is the refused one', async () => {
+  it('marks the connection needs_regrant, never passing 40105 on, when the stored token is the refused one', async () => {
     const accountId = connections.add('dead-token');
     await harness.fetch({ provider: 'video-ads', account_id: accountId, path: CAMPAIGNS });
     revoked.add('dead-token');
     platform.requests.length = 0;
     const readsBefore = connections.reads;
     const response = await harness.fetch({ provider: 'video-ads', account_id: accountId, path: CAMPAIGNS });
-    expect(response.body.toString()).toBe(JSON.stringify(REVOKED));
+    expect(response.failure).toMatchObject({ code: 'connection_needs_regrant' });
+    expect(response.failure?.detail).toContain(accountId);
+    expect(response.body.toString()).not.toContain('40105');
     expect(platform.requests).toHaveLength(1);
     expect(connections.reads - readsBefore).toBe(1);
-    // Not cached again: the next request reads MongoDB (and would see a re-grant) but does not reload twice.
-    await harness.fetch({ provider: 'video-ads', account_id: accountId, path: CAMPAIGNS });
-    expect(connections.reads - readsBefore).toBe(2);
+    expect(connections.lookups.get(accountId)).toMatchObject({ active: false, status: 'needs_regrant' });
+    // The next request never reaches the platform until the customer re-grants.
+    const next = await harness.fetch({ provider: 'video-ads', account_id: accountId, path: CAMPAIGNS });
+    expect(next.failure).toMatchObject({ code: 'connection_needs_regrant' });
+    expect(platform.requests).toHaveLength(1);
   });
 
   it('serves the metrics, liveness and readiness endpoints', async () => {

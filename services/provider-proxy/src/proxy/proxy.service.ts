@@ -9,14 +9,16 @@ import {
   type Span,
 } from '@opentelemetry/api';
 import { suppressTracing } from '@opentelemetry/core';
-import { isProviderId, type EndpointSpec } from '@gateway/catalogue';
+import { isProviderId, ownedParamsOf, validateBody, type EndpointSpec } from '@gateway/catalogue';
 import type { FetchRequest__Output } from '@gateway/proto';
 import { isWellFormedAccountId } from '@gateway/store';
 import { setSafeAttributes, type Logger } from '@gateway/telemetry';
 import type { AdapterRegistry } from '../adapters/adapter.registry';
-import type { ConnectionCredentials, ProviderAdapter } from '../adapters/provider-adapter';
+import type { ConnectionCredentials, PlatformCall as AdapterCall, ProviderAdapter } from '../adapters/provider-adapter';
+import { ownedBodyField } from '../adapters/query-filter';
 import { UnusableCredentialsError } from '../credentials/connection.source';
 import type { CredentialCache, CredentialResult } from '../credentials/credential.cache';
+import type { RenewalResult, TokenRenewer } from '../credentials/token-renewer';
 import { statusClass, type ProxyMetrics } from '../ops/proxy.metrics';
 import { DeadlineExceededError, upstreamFailure } from '../upstream/upstream-failure';
 import type { UpstreamClient, UpstreamRequest, UpstreamResponse } from '../upstream/upstream.client';
@@ -44,6 +46,8 @@ export interface ResponseSink {
 export interface ProxyServiceOptions {
   registry: AdapterRegistry;
   credentials: CredentialCache;
+  /** Renews refreshable and minted tokens, single-flight across replicas. */
+  renewer: TokenRenewer;
   upstream: UpstreamClient;
   metrics: ProxyMetrics;
   logger: Logger;
@@ -61,7 +65,7 @@ export interface ExecuteOptions {
   transport: 'fetch' | 'exchange';
 }
 
-/** Platform error envelopes are small; a body that ends within this many bytes is checked for 40105. */
+/** Platform error envelopes are small; a body that ends within this many bytes is checked for token errors. */
 const PEEK_BYTES = 16 * 1024;
 /** Platform answer headers passed on besides the content type; never cookies or hop-by-hop headers. */
 const FORWARDED_RESPONSE_HEADERS = ['x-tt-logid', 'retry-after'];
@@ -93,6 +97,7 @@ interface RequestScope {
   provider: string;
   adapter: ProviderAdapter;
   endpoint: EndpointSpec;
+  call: AdapterCall;
   deadline: number;
   timeoutMs: number;
   abort: AbortSignal;
@@ -178,7 +183,8 @@ export class ProxyService {
       sink.fail(problem);
     };
 
-    const resolution = this.options.registry.resolve(request.provider, request.path);
+    const method = request.method || 'GET';
+    const resolution = this.options.registry.resolve(request.provider, method, request.path);
     if (!resolution.ok) return fail(resolution.failure);
     const { adapter, endpoint } = resolution;
     log.endpoint = endpoint.path;
@@ -186,6 +192,15 @@ export class ProxyService {
     if (!isWellFormedAccountId(request.account_id)) {
       return fail(failure('invalid_request', 'account_id is missing or malformed'));
     }
+    const body = checkedBody(endpoint, request.body);
+    if (!body.ok) return fail(body.failure);
+    const call: AdapterCall = {
+      endpoint,
+      method: endpoint.method,
+      path: request.path,
+      query: request.query,
+      body: body.bytes,
+    };
 
     const timeoutMs = Math.min(this.options.maxTimeoutMs, request.timeout_ms || this.options.defaultTimeoutMs);
     const deadline = Date.now() + timeoutMs;
@@ -201,6 +216,7 @@ export class ProxyService {
       provider: adapter.provider,
       adapter,
       endpoint,
+      call,
       deadline,
       timeoutMs,
       abort: controller.signal,
@@ -212,19 +228,25 @@ export class ProxyService {
       const connection = await this.connection(request.account_id, adapter.provider);
       if (!connection.ok) return fail(connection.failure);
       if (signal.aborted) return;
+      const current = await this.renewedIfDue(scope, connection);
+      if (!current.ok) return fail(current.failure);
 
-      const first = await this.callPlatform(scope, connection.credentials);
+      const first = await this.callPlatform(scope, current.credentials);
       if (!first.ok) return fail(first.failure);
       answer = first.answer;
 
-      // Platform rule (reference/platforms.md): a token dies when the advertiser cancels the grant and the
-      // customer may have re-granted since we cached it. Reload once; retry once only with a different token.
-      if (answer.complete && adapter.isRevokedToken(answer.response.status, answer.prefix)) {
+      // The platform refused the token: renew it (or, for a long-lived token, read a re-grant) and retry once.
+      // The platform's own auth error never reaches the caller: client SDKs would try to refresh through us.
+      if (answer.complete && adapter.isTokenError(answer.response.status, answer.prefix)) {
         answer.observe(statusClass(answer.response.status));
-        const retry = await this.afterRevokedToken(scope, connection);
-        if (retry !== undefined) {
-          if (!retry.ok) return fail(retry.failure);
-          answer = retry.answer;
+        answer = undefined;
+        const retry = await this.afterTokenError(scope, { ...connection, credentials: current.credentials });
+        if (!retry.ok) return fail(retry.failure);
+        answer = retry.answer;
+        if (answer.complete && adapter.isTokenError(answer.response.status, answer.prefix)) {
+          return fail(
+            failure('connection_unavailable', `the ${adapter.provider} platform refused the connection's new token`),
+          );
         }
       }
 
@@ -299,6 +321,7 @@ export class ProxyService {
     }
     if (!result.ok) {
       metrics.credentialLookups.inc({ result: 'miss' });
+      if (result.reason === 'needs_regrant') return { ok: false, failure: needsRegrant(accountId) };
       const detail = result.reason === 'not_found' ? 'there is no such connection' : 'the connection is not active';
       return { ok: false, failure: failure('connection_unavailable', detail) };
     }
@@ -312,35 +335,81 @@ export class ProxyService {
     return { ok: true, credentials: result.credentials, fromCache: result.fromCache };
   }
 
-  /**
-   * After a token was refused: undefined means "answer with the platform's envelope as it is"; otherwise
-   * the outcome of the one retry with the re-granted token.
-   */
-  private async afterRevokedToken(
+  /** Tokens due for renewal are renewed before the call; a renewal that fails leaves usable tokens in use. */
+  private async renewedIfDue(
+    scope: RequestScope,
+    connection: { credentials: ConnectionCredentials },
+  ): Promise<{ ok: true; credentials: ConnectionCredentials } | { ok: false; failure: ProxyFailure }> {
+    if (!this.options.renewer.isDue(scope.adapter, connection.credentials)) {
+      return { ok: true, credentials: connection.credentials };
+    }
+    const renewal = await this.renew(scope, connection.credentials, false);
+    if (renewal.ok) return renewal;
+    const expiresAt = Date.parse(connection.credentials.access_token_expires_at ?? '');
+    if (renewal.reason === 'unavailable' && expiresAt > Date.now()) {
+      return { ok: true, credentials: connection.credentials };
+    }
+    return { ok: false, failure: renewalFailure(scope, renewal) };
+  }
+
+  /** After the platform refused a token: the outcome of the one retry with new tokens, or why there is none. */
+  private async afterTokenError(
     scope: RequestScope,
     used: { credentials: ConnectionCredentials; fromCache: boolean },
-  ): Promise<PlatformCall | undefined> {
+  ): Promise<PlatformCall> {
     const { credentials, metrics } = this.options;
     const accountId = scope.request.account_id;
+    if (scope.adapter.tokens.kind !== 'long-lived') {
+      const renewal = await this.renew(scope, used.credentials, true);
+      if (!renewal.ok) return { ok: false, failure: renewalFailure(scope, renewal) };
+      return this.callPlatform(scope, renewal.credentials);
+    }
+    // A long-lived token dies when the customer cancels the grant, and the customer may have re-granted since
+    // we cached it: read the connection again and retry only with a different token.
     credentials.invalidate(accountId, used.credentials.access_token);
-    if (!used.fromCache) return undefined;
     const reloaded = await this.connection(accountId, scope.provider);
     const changed = reloaded.ok && reloaded.credentials.access_token !== used.credentials.access_token;
     metrics.tokenReloads.inc({ provider: scope.provider, outcome: changed ? 'retried' : 'unchanged' });
     setSafeAttributes(scope.span, { 'gateway.token_reloaded': true, 'gateway.token_retried': changed });
-    if (!reloaded.ok || !changed) {
-      // The refused token came back from MongoDB: keep it out of memory so the next request reads again
-      // and sees a re-grant at once.
-      if (reloaded.ok) credentials.invalidate(accountId, used.credentials.access_token);
-      return undefined;
+    if (!reloaded.ok) return reloaded;
+    if (!changed) {
+      // The stored token is the refused one: the grant itself is dead.
+      credentials.invalidate(accountId, used.credentials.access_token);
+      await this.markNeedsRegrant(accountId);
+      return { ok: false, failure: needsRegrant(accountId) };
     }
     return this.callPlatform(scope, reloaded.credentials);
+  }
+
+  private async renew(scope: RequestScope, seen: ConnectionCredentials, refused: boolean): Promise<RenewalResult> {
+    const started = performance.now();
+    const result = await this.options.renewer.renew({
+      accountId: scope.request.account_id,
+      adapter: scope.adapter,
+      seen,
+      refused,
+      deadline: scope.deadline,
+      signal: scope.abort,
+    });
+    setSafeAttributes(scope.span, {
+      'gateway.token_renewal': result.ok ? (result.renewed ? 'renewed' : 'joined') : result.reason,
+      'gateway.token_renewal_ms': Math.round(performance.now() - started),
+    });
+    return result;
+  }
+
+  private async markNeedsRegrant(accountId: string): Promise<void> {
+    try {
+      await this.options.renewer.markNeedsRegrant(accountId);
+    } catch (error) {
+      this.options.logger.warn({ account_id: accountId, err: safeError(error) }, 'could not mark needs_regrant');
+    }
   }
 
   private async callPlatform(scope: RequestScope, connectionCredentials: ConnectionCredentials): Promise<PlatformCall> {
     const { adapter, endpoint, abort, provider } = scope;
     const { metrics } = this.options;
-    const prepared = adapter.prepare(endpoint, scope.request.query, connectionCredentials);
+    const prepared = adapter.prepare(scope.call, connectionCredentials);
     if (!prepared.ok) return prepared;
 
     const admission = await adapter.guard.acquire(scope.deadline, abort);
@@ -367,7 +436,7 @@ export class ProxyService {
     let response: UpstreamResponse;
     try {
       response = await otelContext.with(suppressTracing(otelContext.active()), () =>
-        this.options.upstream.get(prepared.request, { signal: abort, headersTimeoutMs: remainingMs }),
+        this.options.upstream.send(prepared.request, { signal: abort, headersTimeoutMs: remainingMs }),
       );
     } catch (error) {
       endPlatformSpan(platformSpan, undefined, error);
@@ -401,12 +470,16 @@ export class ProxyService {
  * secret) nor any header (the access token). Ends when the answer body is done (see `observe`).
  */
 function startPlatformSpan(scope: RequestScope, request: UpstreamRequest): Span {
-  const span = tracer.startSpan('GET', { kind: SpanKind.CLIENT }, trace.setSpan(otelContext.active(), scope.span));
+  const span = tracer.startSpan(
+    request.method,
+    { kind: SpanKind.CLIENT },
+    trace.setSpan(otelContext.active(), scope.span),
+  );
   if (!span.isRecording()) return span; // no URL parsing per request when nothing is recorded
   const origin = new URL(request.origin);
   const queryStart = request.pathAndQuery.indexOf('?');
   setSafeAttributes(span, {
-    'http.request.method': 'GET',
+    'http.request.method': request.method,
     'server.address': origin.hostname,
     'server.port': Number(origin.port) || (origin.protocol === 'https:' ? 443 : 80),
     'url.scheme': origin.protocol.slice(0, -1),
@@ -476,4 +549,49 @@ function safeError(error: unknown): Record<string, unknown> {
     code: (error as { code?: unknown }).code,
     stack: error.stack?.split('\n').slice(1, 6).join('\n'),
   };
+}
+
+/** The gateway's answer for a connection whose grant is dead (docs/rest.md: 409 connection_needs_regrant). */
+function needsRegrant(accountId: string): ProxyFailure {
+  return failure(
+    'connection_needs_regrant',
+    `the connection ${accountId} must be re-granted in the portal (Connections, Re-grant): the platform no longer ` +
+      'accepts its grant. The account id stays the same.',
+  );
+}
+
+function renewalFailure(scope: RequestScope, renewal: Extract<RenewalResult, { ok: false }>): ProxyFailure {
+  if (renewal.reason === 'needs_regrant') return needsRegrant(scope.request.account_id);
+  if (renewal.reason === 'inactive') return failure('connection_unavailable', 'the connection is not active');
+  return failure('service_unavailable', `the ${scope.provider} connection tokens could not be renewed; retry shortly`);
+}
+
+type CheckedBody = { ok: true; bytes: Buffer | undefined } | { ok: false; failure: ProxyFailure };
+
+/** The caller's body, checked again here: only where the endpoint takes one, JSON, of its schema, nothing owned. */
+function checkedBody(endpoint: EndpointSpec, body: Buffer | undefined): CheckedBody {
+  if (body === undefined || body.length === 0) {
+    return endpoint.body?.required
+      ? { ok: false, failure: failure('invalid_request', `${endpoint.path} needs a JSON body`) }
+      : { ok: true, bytes: undefined };
+  }
+  if (endpoint.body === undefined) {
+    return { ok: false, failure: failure('invalid_request', `${endpoint.path} takes no body`) };
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    return { ok: false, failure: failure('invalid_request', 'the body is not valid JSON') };
+  }
+  const problems = validateBody(endpoint, parsed);
+  if (problems.length > 0) return { ok: false, failure: failure('invalid_request', problems.join('; ')) };
+  const owned = ownedBodyField(parsed as Record<string, unknown>, ownedParamsOf(endpoint.provider));
+  if (owned !== undefined) {
+    return {
+      ok: false,
+      failure: failure('invalid_request', `the body sets ${JSON.stringify(owned)}, which the gateway sets itself`),
+    };
+  }
+  return { ok: true, bytes: body };
 }

@@ -2,12 +2,15 @@ import type { Readable } from 'node:stream';
 import { Agent } from 'undici';
 
 export interface UpstreamRequest {
+  method: 'GET' | 'POST';
   /** scheme://host[:port] of the platform. */
   origin: string;
   /** Path and query exactly as they go on the request line. */
   pathAndQuery: string;
   /** The complete header set: nothing else is added from the caller. */
   headers: Record<string, string>;
+  /** Sent byte for byte (signatures cover these bytes). */
+  body?: Buffer;
 }
 
 export interface UpstreamResponse {
@@ -19,10 +22,10 @@ export interface UpstreamResponse {
 /** The platform HTTP client; an interface so tests and other transports can stand in. */
 export interface UpstreamClient {
   /**
-   * Sends a GET and resolves with the answer head. `signal` aborts the call at any point (also while the
+   * Sends the request and resolves with the answer head. `signal` aborts the call at any point (also while the
    * body is read); `headersTimeoutMs` bounds the wait for the head.
    */
-  get(request: UpstreamRequest, options: { signal: AbortSignal; headersTimeoutMs: number }): Promise<UpstreamResponse>;
+  send(request: UpstreamRequest, options: { signal: AbortSignal; headersTimeoutMs: number }): Promise<UpstreamResponse>;
   /** Lets calls in flight finish, then closes the sockets. */
   close(): Promise<void>;
   /** Ends every socket and call at once. */
@@ -55,15 +58,16 @@ export class UndiciUpstreamClient implements UpstreamClient {
     });
   }
 
-  async get(
+  async send(
     request: UpstreamRequest,
     options: { signal: AbortSignal; headersTimeoutMs: number },
   ): Promise<UpstreamResponse> {
     const response = await this.agent.request({
       origin: request.origin,
       path: request.pathAndQuery,
-      method: 'GET',
+      method: request.method,
       headers: request.headers,
+      ...(request.body !== undefined ? { body: request.body } : {}),
       signal: options.signal,
       headersTimeout: Math.max(1, Math.ceil(options.headersTimeoutMs)),
       bodyTimeout: this.options.bodyTimeoutMs,

@@ -12,7 +12,7 @@ export interface UsageAccess {
 }
 
 /**
- * Decides one request for one key. The order is documented in the README ("Order of checks") and pinned by
+ * Decides one request for one key. The order is documented in docs/rest.md ("Order of checks") and pinned by
  * tests: key -> address -> rate -> provider -> path -> account -> quota. Rate counts every request of a valid key
  * from an allowed address, including ones the gateway then rejects; only forwarded requests count toward the quota.
  */

@@ -43,7 +43,7 @@ const OBJECTIVE_TYPES = [
 
 const BUYING_TYPES = ['AUCTION', 'RESERVATION_RF', 'RESERVATION_TOP_VIEW'] as const;
 
-/** Filter keys per endpoint (reference/platforms.md table, video-ads). */
+/** Filter keys per endpoint (docs/providers.md table, video-ads). */
 const FILTER_KEYS: Record<Entity, readonly string[]> = {
   campaign: [
     'campaign_ids',

@@ -1,6 +1,6 @@
 import { paramError, type ApiResult } from '../envelope';
 
-/** Longest start..end range in days (both ends included) per time dimension; reference/platforms.md. */
+/** Longest start..end range in days (both ends included) per time dimension; docs/providers.md. */
 const MAX_SPAN_DAYS = { stat_time_day: 30, stat_time_hour: 1, none: 365 } as const;
 
 /** Dimensions must be known for this report, unique, and use at most one time granularity. */

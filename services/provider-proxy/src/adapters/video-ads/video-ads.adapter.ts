@@ -1,11 +1,19 @@
-import type { EndpointSpec } from '@gateway/catalogue';
+import { ownedParamsOf, providerSpec, upstreamPathOf } from '@gateway/catalogue';
 import type { QpsGuard } from '../../limits/qps-guard';
 import { failure } from '../../proxy/proxy-failure';
-import type { ConnectionCredentials, PreparedCall, ProviderAdapter } from '../provider-adapter';
+import type {
+  ConnectionCredentials,
+  PlatformCall,
+  PreparedCall,
+  ProviderAdapter,
+  TokenLifecycle,
+} from '../provider-adapter';
 import { appendParams, filterQuery } from '../query-filter';
+import { envelopeCode } from '../envelope-code';
 
-/** reference/platforms.md: "Access token is incorrect or has been revoked." */
-export const VIDEO_ADS_TOKEN_REVOKED = 40105;
+/** The only path where the platform wants the app's app_id and secret in the query (docs/providers.md). */
+const APP_CREDENTIAL_PATHS: ReadonlySet<string> = new Set(['/v1.3/oauth2/advertiser/get/']);
+const TOKEN_ERRORS: ReadonlySet<number | string> = new Set(providerSpec('video-ads')!.envelope.tokenErrorCodes);
 
 export interface VideoAdsAdapterOptions {
   /** Platform origin, e.g. https://business-api.tiktok.com (no trailing slash). */
@@ -16,15 +24,17 @@ export interface VideoAdsAdapterOptions {
 }
 
 /**
- * video-ads (reference/platforms.md): the token goes in the `Access-Token` header (no "Bearer"); only the
- * endpoints that say needsAppCredentials also get the app's app_id and secret in the query.
+ * video-ads: the token goes in the `Access-Token` header (no "Bearer"); the advertiser listing also gets the
+ * app's app_id and secret in the query. Tokens never expire: they die when the advertiser cancels the grant.
  */
 export class VideoAdsAdapter implements ProviderAdapter {
   readonly provider = 'video-ads' as const;
   readonly guard: QpsGuard;
+  readonly tokens: TokenLifecycle = { kind: 'long-lived' };
   private readonly origin: string;
   private readonly basePath: string;
   private readonly appId: string;
+  private readonly owned = ownedParamsOf('video-ads');
   // A private field, so util.inspect and JSON.stringify of the adapter never show the secret.
   readonly #appSecret: string;
 
@@ -37,37 +47,39 @@ export class VideoAdsAdapter implements ProviderAdapter {
     this.#appSecret = options.appSecret;
   }
 
-  prepare(endpoint: EndpointSpec, rawQuery: string, credentials: ConnectionCredentials): PreparedCall {
-    const filtered = filterQuery(rawQuery);
+  prepare(call: PlatformCall, credentials: ConnectionCredentials): PreparedCall {
+    const filtered = filterQuery(call.query, this.owned);
     if (!filtered.ok) return { ok: false, failure: failure('invalid_request', filtered.problem) };
-    const query = endpoint.needsAppCredentials
+    const query = APP_CREDENTIAL_PATHS.has(call.endpoint.path)
       ? appendParams(filtered.query, [
           ['app_id', this.appId],
           ['secret', this.#appSecret],
         ])
       : filtered.query;
+    const headers: Record<string, string> = {
+      'access-token': credentials.access_token,
+      // The body the caller gets must be the platform's own bytes, not a re-compressed copy.
+      'accept-encoding': 'identity',
+      accept: 'application/json',
+    };
+    // The platform reads a JSON body on GET as well (the same parameters as JSON values).
+    if (call.body !== undefined) headers['content-type'] = 'application/json';
     return {
       ok: true,
       request: {
+        method: call.method,
         origin: this.origin,
-        pathAndQuery: `${this.basePath}${endpoint.upstreamPath}${query === '' ? '' : `?${query}`}`,
-        headers: {
-          'access-token': credentials.access_token,
-          // The body the caller gets must be the platform's own bytes, not a re-compressed copy.
-          'accept-encoding': 'identity',
-          accept: 'application/json',
-        },
+        pathAndQuery: `${this.basePath}${upstreamPathOf(call.endpoint, call.path)}${query === '' ? '' : `?${query}`}`,
+        headers,
+        ...(call.body !== undefined ? { body: call.body } : {}),
       },
     };
   }
 
-  isRevokedToken(status: number, body: Buffer): boolean {
-    // Platform errors come as HTTP 200 with a non-zero code (reference/platforms.md).
-    if (status !== 200 || !body.includes(String(VIDEO_ADS_TOKEN_REVOKED))) return false;
-    try {
-      return (JSON.parse(body.toString('utf8')) as { code?: unknown }).code === VIDEO_ADS_TOKEN_REVOKED;
-    } catch {
-      return false;
-    }
+  isTokenError(status: number, body: Buffer): boolean {
+    // Platform errors come as HTTP 200 with a non-zero code.
+    if (status !== 200) return false;
+    const code = envelopeCode(body, 'code');
+    return code !== undefined && TOKEN_ERRORS.has(code);
   }
 }

@@ -11,6 +11,8 @@ export interface FetchRequest {
   'timeout_ms'?: (number);
   'trace_context'?: ({[key: string]: string});
   'key_id'?: (string);
+  'method'?: (string);
+  'body'?: (Buffer | Uint8Array | string);
 }
 
 export interface FetchRequest__Output {
@@ -23,4 +25,6 @@ export interface FetchRequest__Output {
   'timeout_ms': (number);
   'trace_context': ({[key: string]: string});
   'key_id': (string);
+  'method': (string);
+  'body': (Buffer);
 }
