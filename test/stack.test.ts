@@ -43,10 +43,18 @@ describe('local stack', () => {
     expect(existsSync(statePath)).toBe(true);
     const info = JSON.parse(readFileSync(statePath, 'utf8')) as {
       urls: Record<string, string>;
-      demo: { api_key: string; account_ids: string[] };
+      demo: { api_key: string; account_ids: string[]; accounts: { provider: string; account_id: string }[] };
     };
     expect(info.urls).toEqual(expect.objectContaining({ rest: expect.any(String), sandbox: expect.any(String) }));
     expect(output).toContain(info.demo.api_key);
+    // one connection per provider the stack serves, each granted through the sandbox's own flow, on the demo key
+    expect(info.demo.accounts).toEqual([
+      { provider: 'video-ads', account_id: expect.any(String) },
+      { provider: 'video-shop', account_id: expect.any(String) },
+    ]);
+    expect(info.demo.account_ids).toEqual(info.demo.accounts.map((account) => account.account_id));
+    const accountOf = (provider: string) => info.demo.accounts.find((account) => account.provider === provider)!;
+    for (const account of info.demo.accounts) expect(output).toContain(account.account_id);
 
     for (const url of [info.urls.rest!, info.urls.sandbox!]) {
       expect((await rawRequest(url, '/healthz')).status).toBe(200);
@@ -62,12 +70,16 @@ describe('local stack', () => {
     const me = await rawRequest(info.urls.rest!, '/v1/me', { headers: { 'X-API-Key': info.demo.api_key } });
     expect(me.json()).toMatchObject({
       plan: 'trial',
-      accounts: [{ provider: 'video-ads', account_id: info.demo.account_ids[0] }],
+      accounts: expect.arrayContaining(info.demo.accounts.map((account) => expect.objectContaining(account))),
     });
     const advertisers = await rawRequest(info.urls.rest!, '/v1/video-ads/v1.3/oauth2/advertiser/get/', {
-      headers: { 'X-API-Key': info.demo.api_key },
+      headers: { 'X-API-Key': info.demo.api_key, 'X-Account-Id': accountOf('video-ads').account_id },
     });
     expect(advertisers.json()).toMatchObject({ code: 0, message: 'OK' });
+    const shops = await rawRequest(info.urls.rest!, '/v1/video-shop/authorization/202309/shops', {
+      headers: { 'X-API-Key': info.demo.api_key, 'X-Account-Id': accountOf('video-shop').account_id },
+    });
+    expect({ status: shops.status, body: shops.json() }).toMatchObject({ status: 200, body: { code: 0 } });
 
     const exited = new Promise<number | null>((resolve) => stack.once('exit', (code) => resolve(code)));
     stack.kill('SIGINT');

@@ -1,59 +1,141 @@
 import { exchangeVideoAdsAuthCode, type VideoAdsApp } from '@gateway/platform-grants';
-import { hashApiKey, type Store } from '@gateway/store';
+import {
+  hashApiKey,
+  type ConnectionRecord,
+  type CreateConnectionInput,
+  type ProviderId,
+  type Store,
+} from '@gateway/store';
+
+export interface DemoAccount {
+  provider: ProviderId;
+  account_id: string;
+}
 
 export interface DemoIdentity {
   customer_id: string;
   email: string;
   api_key: string;
   key_id: string;
+  /** Every account id of the demo key (kept for scripts that read stack.json). */
   account_ids: string[];
+  /** The same accounts with their provider: one per provider the stack serves. */
+  accounts: DemoAccount[];
 }
 
 const DEMO_EMAIL = 'demo@example.com';
 
 /**
- * A demo customer on the trial plan with one video-ads connection granted through the sandbox's real grant flow
- * (authorization page -> auth_code -> token exchange) and one key. Re-running keeps the customer, re-grants the
- * connection (the sandbox forgets tokens when it restarts; the account id stays, spec 3) and keeps the key when
- * it is still active.
+ * A demo customer on the trial plan with one connection per provider the stack serves, each granted through the
+ * sandbox's own flow: video-ads through the authorization page (auth_code -> token exchange), video-shop through
+ * the sandbox's seeding route (token pair and shop ciphers; the portal has no video-shop grant yet), one shop. And
+ * one key for both. Re-running keeps the customer, re-grants the connections (the sandbox forgets tokens when it
+ * restarts; the account ids stay, spec 3) and keeps the key when it is still active, widened to both connections.
  */
-export async function seedDemo(store: Store, app: VideoAdsApp, previous?: DemoIdentity): Promise<DemoIdentity> {
+export async function seedDemo(
+  store: Store,
+  sandbox: { videoAds: VideoAdsApp },
+  previous?: Partial<DemoIdentity>,
+): Promise<DemoIdentity> {
   await store.plans.seedDefaultPlans();
   const customer =
     (await store.customers.findByEmail(DEMO_EMAIL)) ??
     (await store.customers.create({ name: 'Demo Customer', email: DEMO_EMAIL, plan: 'trial' }));
+  const existing = await store.connections.listByCustomer(customer.customer_id);
+  const upsert = async (
+    provider: ProviderId,
+    credentials: CreateConnectionInput['credentials'],
+    externalAccountIds: string[],
+  ): Promise<ConnectionRecord> => {
+    const current = existing.find((connection) => connection.provider === provider);
+    const connection = current
+      ? await store.connections.regrant(current.account_id, credentials, externalAccountIds)
+      : await store.connections.create({
+          customer_id: customer.customer_id,
+          provider,
+          external_account_ids: externalAccountIds,
+          credentials,
+        });
+    if (!connection) throw new Error(`the demo ${provider} connection could not be stored`);
+    return connection;
+  };
 
-  const grant = await exchangeVideoAdsAuthCode(app, await consentAtSandbox(app));
-  const existing = (await store.connections.listByCustomer(customer.customer_id)).find(
-    (connection) => connection.provider === 'video-ads',
-  );
-  const connection = existing
-    ? await store.connections.regrant(existing.account_id, { access_token: grant.accessToken }, grant.advertiserIds)
-    : await store.connections.create({
-        customer_id: customer.customer_id,
-        provider: 'video-ads',
-        external_account_ids: grant.advertiserIds,
-        credentials: { access_token: grant.accessToken },
-      });
+  const adsGrant = await exchangeVideoAdsAuthCode(sandbox.videoAds, await consentAtSandbox(sandbox.videoAds));
+  const ads = await upsert('video-ads', { access_token: adsGrant.accessToken }, adsGrant.advertiserIds);
+  const shopGrant = await mintVideoShopGrant(sandbox.videoAds.baseUrl);
+  const shop = await upsert('video-shop', shopGrant.credentials, [shopGrant.shopId]);
+
+  const accounts: DemoAccount[] = [
+    { provider: 'video-ads', account_id: ads.account_id },
+    { provider: 'video-shop', account_id: shop.account_id },
+  ];
+  const accountIds = accounts.map((account) => account.account_id);
+  const providers = accounts.map((account) => account.provider);
+  const identity = (key: { key_id: string; account_ids: string[] }, apiKey: string): DemoIdentity => ({
+    customer_id: customer.customer_id,
+    email: DEMO_EMAIL,
+    api_key: apiKey,
+    key_id: key.key_id,
+    account_ids: key.account_ids,
+    accounts: accounts.filter((account) => key.account_ids.includes(account.account_id)),
+  });
 
   if (previous?.api_key) {
     const key = await store.apiKeys.findByHash(hashApiKey(previous.api_key));
     if (key?.status === 'active' && key.customer_id === customer.customer_id) {
-      return { ...previous, account_ids: key.account_ids };
+      // A key from before a provider was added gets the new connection too.
+      await store.apiKeys.setProviders(key.key_id, providers);
+      const updated = await store.apiKeys.setAccounts(key.key_id, accountIds);
+      if (updated) return identity(updated, previous.api_key);
     }
   }
   const { key, secret } = await store.apiKeys.create({
     customer_id: customer.customer_id,
     name: 'Demo key',
-    providers: ['video-ads'],
-    account_ids: [connection!.account_id],
+    providers,
+    account_ids: accountIds,
   });
+  return identity(key, secret);
+}
+
+/**
+ * video-shop: the sandbox's seeding route (POST /_sandbox/video-shop/grants) grants its first seller and answers the
+ * token pair with the shops and their ciphers; the connection is its first shop, stored as the grant flow stores it.
+ */
+async function mintVideoShopGrant(sandboxUrl: string): Promise<{
+  shopId: string;
+  credentials: CreateConnectionInput['credentials'];
+}> {
+  const sellers = (await (await fetch(new URL('/_sandbox/video-shop/sellers', sandboxUrl))).json()) as {
+    sellers?: { open_id: string }[];
+  };
+  const openId = sellers.sellers?.[0]?.open_id;
+  if (!openId) throw new Error('the sandbox lists no video-shop seller to grant');
+  const response = await fetch(new URL('/_sandbox/video-shop/grants', sandboxUrl), {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ open_id: openId }),
+  });
+  if (response.status !== 201) throw new Error(`the sandbox's video-shop grant answered ${response.status}`);
+  const minted = (await response.json()) as {
+    access_token: string;
+    access_token_expire_in: number;
+    refresh_token: string;
+    refresh_token_expire_in: number;
+    shops: { id: string; cipher: string }[];
+  };
+  const shop = minted.shops[0];
+  if (!shop) throw new Error('the sandbox granted a video-shop seller without shops');
   return {
-    customer_id: customer.customer_id,
-    email: DEMO_EMAIL,
-    api_key: secret,
-    key_id: key.key_id,
-    account_ids: key.account_ids,
+    shopId: shop.id,
+    credentials: {
+      access_token: minted.access_token,
+      refresh_token: minted.refresh_token,
+      // *_expire_in are absolute unix seconds (platform-sandbox README).
+      access_token_expires_at: new Date(minted.access_token_expire_in * 1000).toISOString(),
+      refresh_token_expires_at: new Date(minted.refresh_token_expire_in * 1000).toISOString(),
+      attributes: { shop_cipher: shop.cipher, shop_id: shop.id },
+    },
   };
 }
 

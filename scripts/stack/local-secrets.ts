@@ -7,20 +7,28 @@ export interface LocalSecrets {
   /** CREDENTIALS_ENCRYPTION_KEYS for provider-proxy and the seed (AES-256-GCM keyring). */
   credentialsKeys: string;
   credentialsActiveKeyId: string;
-  /** The gateway's own app at the platform sandbox. */
+  /** The gateway's own video-ads app at the platform sandbox. */
   videoAdsAppId: string;
   videoAdsAppSecret: string;
+  /** The gateway's own video-shop app at the platform sandbox (app_key: lowercase letters and digits). */
+  videoShopAppKey: string;
+  videoShopAppSecret: string;
 }
 
+/** Reads .local/secrets.json; values a checkout's older file lacks (a new provider's app) are made and added. */
 export function loadOrCreateSecrets(path: string): LocalSecrets {
-  if (existsSync(path)) return JSON.parse(readFileSync(path, 'utf8')) as LocalSecrets;
+  const stored = existsSync(path) ? (JSON.parse(readFileSync(path, 'utf8')) as Partial<LocalSecrets>) : {};
   const secrets: LocalSecrets = {
-    credentialsKeys: `local1:${randomBytes(32).toString('base64')}`,
-    credentialsActiveKeyId: 'local1',
-    videoAdsAppId: `7${randomBytes(8).readBigUInt64BE().toString().slice(0, 18)}`,
-    videoAdsAppSecret: randomBytes(20).toString('hex'),
+    credentialsKeys: stored.credentialsKeys ?? `local1:${randomBytes(32).toString('base64')}`,
+    credentialsActiveKeyId: stored.credentialsActiveKeyId ?? 'local1',
+    videoAdsAppId: stored.videoAdsAppId ?? `7${randomBytes(8).readBigUInt64BE().toString().slice(0, 18)}`,
+    videoAdsAppSecret: stored.videoAdsAppSecret ?? randomBytes(20).toString('hex'),
+    videoShopAppKey: stored.videoShopAppKey ?? `6local${randomBytes(4).toString('hex')}`,
+    videoShopAppSecret: stored.videoShopAppSecret ?? randomBytes(20).toString('hex'),
   };
-  mkdirSync(dirname(path), { recursive: true });
-  writeFileSync(path, JSON.stringify(secrets, null, 2), { mode: 0o600 });
+  if (Object.keys(secrets).some((name) => stored[name as keyof LocalSecrets] === undefined)) {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, JSON.stringify(secrets, null, 2), { mode: 0o600 });
+  }
   return secrets;
 }

@@ -9,6 +9,13 @@ async function main(): Promise<void> {
     ...(process.env.STACK_LOCAL_DIR ? { localDir: process.env.STACK_LOCAL_DIR } : {}),
   });
   const { urls, demo } = stack.info;
+  const accountOf = (provider: string) => demo.accounts.find((account) => account.provider === provider)?.account_id;
+  const connections = demo.accounts
+    .map(
+      (account, index) =>
+        `${index === 0 ? '  Connections    ' : '                 '}${account.provider.padEnd(12)}${account.account_id}`,
+    )
+    .join('\n');
   console.log(`
 Data gateway is running.
 
@@ -19,11 +26,14 @@ Data gateway is running.
   Sandbox        ${urls.sandbox}   (the platforms' stand-in)
   Metrics        ${urls.edge_metrics}  ${urls.mcp_metrics}  ${urls.quota_actor_metrics}  ${urls.provider_proxy_metrics}
 
-  Demo key       ${demo.api_key}
-  Account ids    ${demo.account_ids.join(', ')}
+  Demo key       ${demo.api_key}   (two connections: send X-Account-Id with one of them)
+${connections}
 
   Try:  curl -H 'X-API-Key: ${demo.api_key}' ${urls.rest}/v1/me
-        curl -H 'X-API-Key: ${demo.api_key}' '${urls.rest}/v1/video-ads/v1.3/oauth2/advertiser/get/'
+        curl -H 'X-API-Key: ${demo.api_key}' -H 'X-Account-Id: ${accountOf('video-ads')}' \\
+          '${urls.rest}/v1/video-ads/v1.3/oauth2/advertiser/get/'
+        curl -H 'X-API-Key: ${demo.api_key}' -H 'X-Account-Id: ${accountOf('video-shop')}' \\
+          '${urls.rest}/v1/video-shop/authorization/202309/shops'
         curl -H 'Authorization: Bearer ${demo.api_key}' -H 'Content-Type: application/json' \\
           -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"check_quota"}}' ${urls.mcp}
 

@@ -19,7 +19,14 @@ export interface StackInfo {
   urls: Record<string, string>;
   demo: DemoIdentity;
   /** Where the stack's state lives, and the limiter subjects/buckets its processes share. */
-  infra: { nats: string; mongodb: string; SUBJECT_PREFIX: string; LEASE_BUCKET: string; MEMBERS_BUCKET: string };
+  infra: {
+    nats: string;
+    mongodb: string;
+    SUBJECT_PREFIX: string;
+    LEASE_BUCKET: string;
+    MEMBERS_BUCKET: string;
+    RENEWAL_LEASE_BUCKET: string;
+  };
 }
 
 export interface RunningStack {
@@ -63,6 +70,7 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
     LEASE_BUCKET: `gw_${stackId}_leases`,
     MEMBERS_BUCKET: `gw_${stackId}_members`,
   };
+  const renewalBucket = `gw_${stackId}_renewals`;
   const services = new Map<string, RunningService>();
   const logs: WriteStream[] = [];
 
@@ -105,19 +113,38 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
     const appQps = env.STACK_PLATFORM_QPS ?? '5000';
     const sandbox = await launch(
       'sandbox',
-      { SANDBOX_APP_ID: secrets.videoAdsAppId, SANDBOX_APP_SECRET: secrets.videoAdsAppSecret, SANDBOX_APP_QPS: appQps },
+      {
+        SANDBOX_APP_ID: secrets.videoAdsAppId,
+        SANDBOX_APP_SECRET: secrets.videoAdsAppSecret,
+        SANDBOX_APP_QPS: appQps,
+        SANDBOX_VIDEO_SHOP_APP_KEY: secrets.videoShopAppKey,
+        SANDBOX_VIDEO_SHOP_APP_SECRET: secrets.videoShopAppSecret,
+        SANDBOX_VIDEO_SHOP_APP_QPS: appQps,
+      },
       [],
     );
+    // Each provider's platform is the sandbox, under the provider's path prefixes (platform-sandbox README).
+    const platformEnv = {
+      VIDEO_ADS_BASE_URL: sandbox.url,
+      VIDEO_ADS_APP_ID: secrets.videoAdsAppId,
+      VIDEO_ADS_APP_SECRET: secrets.videoAdsAppSecret,
+      VIDEO_SHOP_API_URL: `${sandbox.url}/video-shop`,
+      VIDEO_SHOP_AUTH_URL: `${sandbox.url}/video-shop-auth`,
+      VIDEO_SHOP_APP_KEY: secrets.videoShopAppKey,
+      VIDEO_SHOP_APP_SECRET: secrets.videoShopAppSecret,
+    };
     const proxy = await launch(
       'provider-proxy',
       {
         MONGODB_URI: mongoUri,
         CREDENTIALS_ENCRYPTION_KEYS: secrets.credentialsKeys,
         CREDENTIALS_ACTIVE_KEY_ID: secrets.credentialsActiveKeyId,
-        VIDEO_ADS_BASE_URL: sandbox.url,
-        VIDEO_ADS_APP_ID: secrets.videoAdsAppId,
-        VIDEO_ADS_APP_SECRET: secrets.videoAdsAppSecret,
+        ...platformEnv,
         VIDEO_ADS_APP_QPS: appQps,
+        VIDEO_SHOP_APP_QPS: appQps,
+        // Token renewals are single-flight across replicas through a lease in this KV bucket.
+        NATS_URL: nats.url,
+        RENEWAL_LEASE_BUCKET: renewalBucket,
       },
       ['grpc', 'http'],
     );
@@ -165,9 +192,7 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
         NATS_URL: nats.url,
         CREDENTIALS_ENCRYPTION_KEYS: secrets.credentialsKeys,
         CREDENTIALS_ACTIVE_KEY_ID: secrets.credentialsActiveKeyId,
-        VIDEO_ADS_BASE_URL: sandbox.url,
-        VIDEO_ADS_APP_ID: secrets.videoAdsAppId,
-        VIDEO_ADS_APP_SECRET: secrets.videoAdsAppSecret,
+        ...platformEnv,
         REST_BASE_URL: edge.url,
         MCP_URL: `${mcp.url}/mcp`,
         ...limiterEnv,
@@ -185,7 +210,7 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
     try {
       demo = await seedDemo(
         store,
-        { baseUrl: sandbox.url, appId: secrets.videoAdsAppId, secret: secrets.videoAdsAppSecret },
+        { videoAds: { baseUrl: sandbox.url, appId: secrets.videoAdsAppId, secret: secrets.videoAdsAppSecret } },
         previous,
       );
     } finally {
@@ -206,7 +231,7 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
         mcp_metrics: `${mcp.url}/metrics`,
       },
       demo,
-      infra: { nats: nats.url, mongodb: mongoUri, ...limiterEnv },
+      infra: { nats: nats.url, mongodb: mongoUri, ...limiterEnv, RENEWAL_LEASE_BUCKET: renewalBucket },
     };
     writeFileSync(statePath, JSON.stringify(info, null, 2), { mode: 0o600 });
     return { info, localDir, services, stop };

@@ -319,7 +319,65 @@ describe('charts/gateway', () => {
     expect(error).toContain('secrets.mongodb.existingSecret is required by mcp-server, provider-proxy, quota-actor');
     expect(error).toContain('secrets.credentials.existingSecret is required by provider-proxy');
     expect(error).toContain('secrets.platforms.existingSecret is required by provider-proxy');
-    expect(error).toContain('nats.url (or nats.existingSecret) is required by edge-auth, mcp-server, quota-actor');
+    expect(error).toContain(
+      'nats.url (or nats.existingSecret) is required by edge-auth, mcp-server, provider-proxy, quota-actor',
+    );
+  });
+
+  it('wires every entry of providers into provider-proxy and portal-api, and into the sandbox in dev', () => {
+    const envOf = (objects: Obj[], component: string) =>
+      new Map(
+        (named(objects, 'Deployment', component)!.spec.template.spec.containers[0].env as Obj[]).map((entry) => [
+          entry.name as string,
+          entry,
+        ]),
+      );
+    const production = render([
+      '--values',
+      join(chart, 'ci', 'minimal-values.yaml'),
+      '--set',
+      'components.portal-api.enabled=true',
+    ]);
+    for (const component of ['provider-proxy', 'portal-api']) {
+      const env = envOf(production, component);
+      expect(env.get('VIDEO_ADS_BASE_URL')?.value).toBe('https://business-api.tiktok.com');
+      expect(env.get('VIDEO_SHOP_API_URL')?.value).toBe('https://open-api.tiktokglobalshop.com');
+      expect(env.get('VIDEO_SHOP_AUTH_URL')?.value).toBe('https://auth.tiktok-shops.com');
+      expect(env.get('VIDEO_ADS_APP_ID')?.valueFrom?.secretKeyRef).toEqual({
+        name: 'gateway-platforms',
+        key: 'VIDEO_ADS_APP_ID',
+      });
+      // optional: a platforms Secret without the video-shop app leaves video-shop unserved
+      expect(env.get('VIDEO_SHOP_APP_SECRET')?.valueFrom?.secretKeyRef).toEqual({
+        name: 'gateway-platforms',
+        key: 'VIDEO_SHOP_APP_SECRET',
+        optional: true,
+      });
+    }
+    const proxy = envOf(production, 'provider-proxy');
+    expect(proxy.get('NATS_URL')?.value).toBe('nats://nats.nats:4222');
+    expect(proxy.get('RENEWAL_LEASE_BUCKET')?.value).toBeTruthy();
+
+    const dev = render([
+      '--values',
+      join(chart, 'ci', 'dev-values.yaml'),
+      '--set',
+      'components.portal-api.enabled=true',
+    ]);
+    for (const component of ['provider-proxy', 'portal-api']) {
+      const env = envOf(dev, component);
+      expect(env.get('VIDEO_ADS_BASE_URL')?.value).toBe('http://gateway-platform-sandbox:8080');
+      expect(env.get('VIDEO_SHOP_API_URL')?.value).toBe('http://gateway-platform-sandbox:8080/video-shop');
+      expect(env.get('VIDEO_SHOP_AUTH_URL')?.value).toBe('http://gateway-platform-sandbox:8080/video-shop-auth');
+    }
+    const sandbox = envOf(dev, 'platform-sandbox');
+    expect(sandbox.get('SANDBOX_VIDEO_SHOP_APP_KEY')?.valueFrom?.secretKeyRef?.key).toBe('VIDEO_SHOP_APP_KEY');
+    // the dev Secret holds the sandbox's own default video-shop app (services/platform-sandbox/src/config.ts)
+    const devPlatforms = kindsOf(dev, 'Secret').find((secret) => secret.metadata.name === 'gateway-dev-platforms')!;
+    expect(devPlatforms.stringData).toMatchObject({
+      VIDEO_SHOP_APP_KEY: '6sandboxshop1',
+      VIDEO_SHOP_APP_SECRET: '9f2c4e6a8b0d1f3e5a7c9e1b3d5f7a9c2e4b6d8f',
+    });
   });
 
   it('refuses the sandbox, dev Secrets and latest tags in production', () => {

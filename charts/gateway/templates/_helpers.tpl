@@ -116,6 +116,29 @@ devSecrets.create is on, else "" (the validation fails the render before that ma
 {{- end -}}
 {{- end -}}
 
+{{/*
+The app credentials a component reads from secrets.platforms through `providers`: every provider's secretEnv
+(uses: providers) or sandbox.secretEnv (uses: sandbox), as {NAME: {secret, key, optional}}. Argument:
+(list $ $component). Returns YAML; use with fromYaml.
+*/}}
+{{- define "gateway.providerSecretEnv" -}}
+{{- $root := index . 0 -}}
+{{- $c := index . 1 -}}
+{{- $refs := dict -}}
+{{- range $provider := keys ($root.Values.providers | default dict) | sortAlpha -}}
+{{- $p := index $root.Values.providers $provider -}}
+{{- $sources := list -}}
+{{- if has "providers" $c.uses -}}{{- $sources = append $sources ($p.secretEnv | default dict) -}}{{- end -}}
+{{- if has "sandbox" $c.uses -}}{{- $sources = append $sources (($p.sandbox | default dict).secretEnv | default dict) -}}{{- end -}}
+{{- range $source := $sources -}}
+{{- range $env, $ref := $source -}}
+{{- $_ := set $refs $env (dict "secret" "platforms" "key" $ref.key "optional" ($ref.optional | default false)) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- toYaml $refs -}}
+{{- end -}}
+
 {{/* env entries of a component. Argument: (list $ $name $component). */}}
 {{- define "gateway.env" -}}
 {{- $root := index . 0 -}}
@@ -149,15 +172,31 @@ devSecrets.create is on, else "" (the validation fails the render before that ma
 {{- if $url -}}{{- $_ := set $plain .env $url -}}{{- end -}}
 {{- end -}}
 {{- end -}}
+{{- /* Each provider's platform settings (values `providers`); the component's own env wins. */ -}}
+{{- if has "providers" $c.uses -}}
+{{- range $provider := keys ($root.Values.providers | default dict) | sortAlpha -}}
+{{- range $key, $value := (index $root.Values.providers $provider).env -}}
+{{- $_ := set $plain $key (toString $value) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
 {{- range $key, $value := $c.env -}}
 {{- $_ := set $plain $key (toString $value) -}}
 {{- end -}}
-{{- /* dev / demo: the platform is the sandbox, whatever the component's env says. */ -}}
-{{- if and (has $name (list "provider-proxy" "portal-api")) (include "gateway.isEnabled" (list $root "platform-sandbox")) -}}
+{{- /* dev / demo: every platform is the sandbox (its path prefix per provider), whatever the component's env says. */ -}}
+{{- if and (has "providers" $c.uses) (include "gateway.isEnabled" (list $root "platform-sandbox")) -}}
 {{- $sandbox := include "gateway.component" (list $root "platform-sandbox") | fromYaml -}}
-{{- $_ := set $plain "VIDEO_ADS_BASE_URL" (printf "http://%s:%s" (include "gateway.componentName" (list $root "platform-sandbox")) (include "gateway.portNumber" (list $sandbox "http"))) -}}
+{{- $sandboxUrl := printf "http://%s:%s" (include "gateway.componentName" (list $root "platform-sandbox")) (include "gateway.portNumber" (list $sandbox "http")) -}}
+{{- range $provider := keys ($root.Values.providers | default dict) | sortAlpha -}}
+{{- range $key, $path := ((index $root.Values.providers $provider).sandbox | default dict).urls -}}
+{{- $_ := set $plain $key (printf "%s%s" $sandboxUrl $path) -}}
 {{- end -}}
-{{- $secretEnv := deepCopy ($c.secretEnv | default dict) -}}
+{{- end -}}
+{{- end -}}
+{{- $secretEnv := include "gateway.providerSecretEnv" (list $root $c) | fromYaml -}}
+{{- range $key, $ref := ($c.secretEnv | default dict) -}}
+{{- $_ := set $secretEnv $key $ref -}}
+{{- end -}}
 {{- if has "mongodb" $c.uses -}}
 {{- $_ := set $secretEnv "MONGODB_URI" (dict "secret" "mongodb" "key" "uri") -}}
 {{- end -}}
@@ -190,6 +229,9 @@ devSecrets.create is on, else "" (the validation fails the render before that ma
       {{- else }}
       name: {{ include "gateway.secretName" (list $root $ref.secret) }}
       key: {{ index (index $root.Values.secrets $ref.secret).keys $ref.key }}
+      {{- if $ref.optional }}
+      optional: true
+      {{- end }}
       {{- end }}
 {{- end }}
 - name: OTEL_SERVICE_NAME

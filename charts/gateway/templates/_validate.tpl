@@ -16,7 +16,7 @@ dev/demo profile, an Ingress host for a component that does not exist. Included 
 {{- $needsNats := list -}}
 {{- range $name := include "gateway.enabledComponents" . | fromYamlArray -}}
 {{- $c := include "gateway.component" (list $ $name) | fromYaml -}}
-{{- $refs := values ($c.secretEnv | default dict) -}}
+{{- $refs := concat (values ($c.secretEnv | default dict)) (values (include "gateway.providerSecretEnv" (list $ $c) | fromYaml)) -}}
 {{- if has "mongodb" $c.uses -}}{{- $refs = append $refs (dict "secret" "mongodb" "key" "uri") -}}{{- end -}}
 {{- range $ref := $refs -}}
 {{- $entry := index $.Values.secrets $ref.secret -}}
