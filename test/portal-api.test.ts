@@ -144,6 +144,34 @@ class PortalClient {
     return new URL(consent.headers.get('location')!);
   }
 
+  /** The same for video-shop: the seller picks an account (open_id) on the sandbox's page and authorizes. */
+  async connectVideoShop(path = '/api/connections/grants', sellerIndex = 0): Promise<URL> {
+    const started = await this.call<{ authorization_url: string }>(
+      'POST',
+      path,
+      path.endsWith('/grants') ? { provider: 'video-shop' } : undefined,
+    );
+    expect(started.status).toBe(201);
+    const authorize = new URL(started.body.authorization_url);
+    expect(`${authorize.origin}${authorize.pathname}`).toBe(`${cluster.sandbox.url}/video-shop-auth/oauth/authorize`);
+    const page = await fetch(authorize);
+    expect(page.status).toBe(200);
+    const openIds = [...(await page.text()).matchAll(/name="open_id" value="([^"]+)"/g)].map((m) => m[1]!);
+    const consent = await fetch(`${cluster.sandbox.url}/video-shop-auth/oauth/authorize`, {
+      method: 'POST',
+      body: new URLSearchParams({
+        app_key: authorize.searchParams.get('app_key')!,
+        state: authorize.searchParams.get('state')!,
+        redirect_uri: authorize.searchParams.get('redirect_uri')!,
+        open_id: openIds[sellerIndex % openIds.length]!,
+        action: 'authorize',
+      }),
+      redirect: 'manual',
+    });
+    expect(consent.status).toBe(302);
+    return this.followCallback(new URL(consent.headers.get('location')!));
+  }
+
   async followCallback(callback: URL): Promise<URL> {
     expect(callback.origin).toBe(portal);
     const back = await this.raw('GET', `${callback.pathname}${callback.search}`);
@@ -390,6 +418,122 @@ describe('portal-api - connections', () => {
     const client = new PortalClient();
     await client.signUp();
     expect((await client.call('POST', `/api/connections/${foreign}/regrant`)).status).toBe(404);
+  });
+});
+
+describe('portal-api - video-shop grants', () => {
+  const SHOPS = '/v1/video-shop/authorization/202309/shops';
+  type Connections = {
+    connections: { account_id: string; provider: string; status: string; external_account_ids: string[] }[];
+    used: number;
+  };
+
+  async function sandboxSellers() {
+    const answer = (await (await fetch(`${cluster.sandbox.url}/_sandbox/video-shop/sellers`)).json()) as {
+      sellers: { open_id: string; shops: { id: string; cipher: string }[] }[];
+    };
+    return answer.sellers;
+  }
+
+  it('lists video-shop as grantable next to video-ads', async () => {
+    const client = new PortalClient();
+    await client.signUp();
+    const list = await client.call<{ grantable_providers: string[] }>('GET', '/api/connections');
+    expect(list.body.grantable_providers).toEqual(['video-ads', 'video-shop']);
+  });
+
+  it('makes one connection per shop of the seller, with its cipher, and the account ids work on REST', async () => {
+    const [seller] = await sandboxSellers();
+    const client = new PortalClient();
+    await client.signUp();
+    const back = await client.connectVideoShop();
+    expect(back.pathname).toBe('/connections');
+    expect(back.searchParams.get('error')).toBeNull();
+    const accountIds = back.searchParams.get('connected')!.split(',');
+    expect(accountIds).toHaveLength(seller!.shops.length);
+
+    const list = await client.call<Connections>('GET', '/api/connections');
+    expect(list.body.used).toBe(seller!.shops.length);
+    expect(list.body.connections.map((c) => [c.provider, c.status, c.external_account_ids]).sort()).toEqual(
+      seller!.shops.map((shop) => ['video-shop', 'active', [shop.id]]).sort(),
+    );
+    for (const connection of list.body.connections) {
+      const shop = seller!.shops.find((candidate) => candidate.id === connection.external_account_ids[0])!;
+      const credentials = await fixtures.store.connections.loadCredentials(connection.account_id);
+      expect(credentials).toMatchObject({
+        refresh_token: expect.any(String),
+        access_token_expires_at: expect.any(String),
+        refresh_token_expires_at: expect.any(String),
+        attributes: { shop_cipher: shop.cipher, shop_id: shop.id },
+      });
+    }
+
+    const created = await client.call<{ secret: string }>('POST', '/api/keys', {
+      name: 'shops',
+      providers: ['video-shop'],
+      account_ids: accountIds,
+    });
+    expect(created.status).toBe(201);
+    for (const accountId of accountIds) {
+      expect(await rest(created.body.secret, { 'X-Account-Id': accountId }, SHOPS)).toEqual({ status: 200, code: 0 });
+    }
+  });
+
+  it('marks the shops needs_regrant after the seller revokes, and a re-grant restores them with the same ids', async () => {
+    const seller = (await sandboxSellers())[0]!;
+    const client = new PortalClient();
+    await client.signUp();
+    const accountIds = (await client.connectVideoShop()).searchParams.get('connected')!.split(',');
+    const created = await client.call<{ secret: string }>('POST', '/api/keys', {
+      name: 'revoked shops',
+      providers: ['video-shop'],
+      account_ids: accountIds,
+    });
+    const call = (accountId: string) => rest(created.body.secret, { 'X-Account-Id': accountId }, SHOPS);
+    expect((await call(accountIds[0]!)).code).toBe(0);
+
+    const revoked = await fetch(`${cluster.sandbox.url}/_sandbox/video-shop/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ open_id: seller.open_id }),
+    });
+    expect(revoked.status).toBe(200);
+    for (const accountId of accountIds) {
+      expect(await call(accountId)).toEqual({ status: 409, code: 'connection_needs_regrant' });
+    }
+    const marked = await client.call<Connections>('GET', '/api/connections');
+    expect(marked.body.connections.map((c) => c.status)).toEqual(accountIds.map(() => 'needs_regrant'));
+
+    // Another seller on the platform's page does not renew this shop.
+    const wrong = await client.connectVideoShop(`/api/connections/${accountIds[0]}/regrant`, 1);
+    expect(wrong.searchParams.get('error')).toBe('other_account');
+    expect((await call(accountIds[0]!)).status).toBe(409);
+
+    const back = await client.connectVideoShop(`/api/connections/${accountIds[0]}/regrant`, 0);
+    expect(back.searchParams.get('regranted')).toBe('1');
+    expect(back.searchParams.get('connected')!.split(',')[0]).toBe(accountIds[0]);
+    for (const accountId of accountIds) expect(await call(accountId)).toEqual({ status: 200, code: 0 });
+    const list = await client.call<Connections>('GET', '/api/connections');
+    expect(list.body.connections.map((c) => [c.account_id, c.status]).sort()).toEqual(
+      accountIds.map((id) => [id, 'active']).sort(),
+    );
+
+    // Connecting the same seller again renews the same connections instead of adding any.
+    const again = await client.connectVideoShop();
+    expect(again.searchParams.get('connected')!.split(',').sort()).toEqual([...accountIds].sort());
+    expect(again.searchParams.get('regranted')).toBe('1');
+    expect((await client.call<Connections>('GET', '/api/connections')).body.used).toBe(accountIds.length);
+  });
+
+  it('creates shops only while the plan has room', async () => {
+    const client = new PortalClient();
+    const { customerId } = await client.signUp();
+    await fixtures.otherConnection(customerId, 'marketplace');
+    // The second seller has three shops; the trial plan allows three connections, one is taken.
+    const back = await client.connectVideoShop('/api/connections/grants', 1);
+    expect(back.searchParams.get('error')).toBe('connection_limit_reached');
+    expect(back.searchParams.get('connected')!.split(',')).toHaveLength(2);
+    expect((await client.call<Connections>('GET', '/api/connections')).body.used).toBe(3);
   });
 });
 

@@ -1,4 +1,4 @@
-import { startGatewayCluster, type GatewayCluster } from '@gateway/testing';
+import { GatewayFixtures, startGatewayCluster, type GatewayCluster } from '@gateway/testing';
 import { existsSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
@@ -14,6 +14,7 @@ const ADVERTISERS = '/v1/video-ads/v1.3/oauth2/advertiser/get/';
 const describeWithChromium = existsSync(CHROMIUM) ? describe : describe.skip;
 
 let cluster: GatewayCluster;
+let fixtures: GatewayFixtures;
 let browser: Browser;
 let context: BrowserContext;
 let page: Page;
@@ -22,7 +23,9 @@ let edge: string;
 
 beforeAll(async () => {
   if (!existsSync(CHROMIUM)) return;
-  cluster = await startGatewayCluster({ mongoUri: testDatabaseUri(), natsUrl: testNatsUrl(), edges: 1, actors: 1 });
+  const mongoUri = testDatabaseUri();
+  cluster = await startGatewayCluster({ mongoUri, natsUrl: testNatsUrl(), edges: 1, actors: 1 });
+  fixtures = await GatewayFixtures.open(cluster, mongoUri, testNatsUrl());
   edge = cluster.edges[0]!.url;
   portal = (await cluster.startPortal({ LOG_LEVEL: 'error' })).url;
   browser = await chromium.launch({
@@ -38,6 +41,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
+  await fixtures?.close();
   await cluster?.stop();
 });
 
@@ -135,5 +139,55 @@ describeWithChromium('portal in a browser', () => {
     await page.getByRole('link', { name: 'MCP' }).click();
     await page.waitForURL(`${portal}/mcp`);
     await page.getByTestId('mcp-url').waitFor();
+  }, 120_000);
+
+  it('shows a video-shop connection the platform stopped accepting as needing a re-grant, and re-grants it', async () => {
+    const shopContext = await browser.newContext();
+    const shopPage = await shopContext.newPage();
+    try {
+      await shopPage.goto(`${portal}/sign-up`);
+      await shopPage.getByLabel('Name').fill('Shop Tester');
+      await shopPage.getByLabel('Email').fill(`s-${randomBytes(4).toString('hex')}@example.test`);
+      await shopPage.getByLabel('Password').fill('a long enough passphrase');
+      await shopPage.getByRole('button', { name: 'Create account' }).click();
+      await shopPage.waitForURL(`${portal}/connections`);
+
+      // Connect video-shop: the seller authorizes on the sandbox's page, one connection per shop comes back.
+      await shopPage.getByRole('button', { name: 'Connect Video shop' }).click();
+      await shopPage.waitForURL((url) => url.toString().startsWith(`${cluster.sandbox.url}/video-shop-auth/`));
+      await shopPage.locator('input[name="open_id"]').first().check();
+      await shopPage.getByRole('button', { name: 'Authorize' }).click();
+      await shopPage.waitForURL((url) => url.pathname === '/connections' && url.searchParams.has('connected'));
+      const accountIds = new URL(shopPage.url()).searchParams.get('connected')!.split(',');
+      expect(accountIds.length).toBeGreaterThan(0);
+      const row = shopPage.locator(`tr[data-account-id="${accountIds[0]}"]`);
+      await row.waitFor();
+      expect(await row.getByTestId('connection-status').textContent()).toBe('Active');
+
+      // The platform stops accepting the grant (what provider-proxy records after a refused refresh).
+      await fixtures.store.connections.setStatus(accountIds[0]!, 'needs_regrant');
+      await shopPage.reload();
+      await row.waitFor();
+      expect(await row.getAttribute('data-status')).toBe('needs_regrant');
+      expect(await row.getByTestId('connection-status').textContent()).toBe('Needs re-grant');
+      await expect(row.getByTestId('needs-regrant-help').textContent()).resolves.toMatch(
+        /no longer accepts this grant.*account id stays the same/,
+      );
+      const regrant = row.getByRole('button', { name: 'Re-grant' });
+      expect(await regrant.isVisible()).toBe(true);
+
+      // Re-grant on the platform's page: the same account id, active again.
+      await regrant.click();
+      await shopPage.waitForURL((url) => url.toString().startsWith(`${cluster.sandbox.url}/video-shop-auth/`));
+      await shopPage.locator('input[name="open_id"]').first().check();
+      await shopPage.getByRole('button', { name: 'Authorize' }).click();
+      await shopPage.waitForURL((url) => url.pathname === '/connections' && url.searchParams.has('regranted'));
+      expect(new URL(shopPage.url()).searchParams.get('connected')!.split(',')[0]).toBe(accountIds[0]);
+      await row.waitFor();
+      expect(await row.getByTestId('connection-status').textContent()).toBe('Active');
+      expect(await row.getByTestId('needs-regrant-help').count()).toBe(0);
+    } finally {
+      await shopContext.close();
+    }
   }, 120_000);
 });

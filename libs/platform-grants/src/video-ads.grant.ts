@@ -1,3 +1,5 @@
+import { GrantExchangeError, type PlatformGrant } from './platform-grant';
+
 /**
  * The video-ads advertiser grant (docs/providers.md, "Advertiser OAuth"): the customer is sent to the
  * platform's authorization page, comes back with a single-use auth_code, and the service exchanges it for an
@@ -14,16 +16,6 @@ export interface VideoAdsGrant {
   accessToken: string;
   advertiserIds: string[];
   scope: number[] | string[];
-}
-
-export class GrantExchangeError extends Error {
-  constructor(
-    readonly platformCode: number,
-    message: string,
-  ) {
-    super(`the platform refused the grant (${platformCode}): ${message}`);
-    this.name = 'GrantExchangeError';
-  }
 }
 
 /** Where to send the customer to grant access. */
@@ -55,5 +47,23 @@ export async function exchangeVideoAdsAuthCode(app: VideoAdsApp, authCode: strin
     accessToken: envelope.data.access_token,
     advertiserIds: envelope.data.advertiser_ids ?? [],
     scope: envelope.data.scope ?? [],
+  };
+}
+
+/**
+ * The video-ads plug-in: one grant is one connection covering all the advertisers of the grant (as the
+ * platform answers them); its token does not expire, so nothing but the access token is stored.
+ */
+export function videoAdsGrant(app: VideoAdsApp): PlatformGrant {
+  return {
+    provider: 'video-ads',
+    regrantMatch: 'grant',
+    authorizationUrl: (state, redirectUri) => videoAdsAuthorizationUrl(app, state, redirectUri),
+    async exchange(query) {
+      const authCode = query.auth_code ?? query.code;
+      if (!authCode) throw new GrantExchangeError(0, 'the callback carries no auth_code');
+      const grant = await exchangeVideoAdsAuthCode(app, authCode);
+      return [{ externalAccountIds: grant.advertiserIds, credentials: { access_token: grant.accessToken } }];
+    },
   };
 }

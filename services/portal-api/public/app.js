@@ -442,14 +442,29 @@ const GRANT_ERRORS = {
   denied: 'The platform did not grant access.',
   grant_failed: 'The platform refused the authorization. Try again.',
   connection_limit_reached: 'Your plan allows no more connections.',
+  no_accounts: 'The grant covers no account or shop.',
+  other_account: "The grant does not cover this connection's account; choose the same account on the platform.",
 };
+
+const STATUS_LABELS = { active: 'Active', revoked: 'Revoked', needs_regrant: 'Needs re-grant' };
+const NEEDS_REGRANT_HELP = 'The platform no longer accepts this grant; re-grant it, the account id stays the same.';
 
 async function connectionsPage() {
   const data = await api('GET', '/api/connections');
   const params = new URLSearchParams(location.search);
   const notices = [];
   if (params.get('connected')) {
-    notices.push(flash('ok', `${params.get('regranted') ? 'Re-granted' : 'Connected'}: ${params.get('connected')}`));
+    const ids = params.get('connected').split(',').join(', ');
+    notices.push(flash('ok', `${params.get('regranted') ? 'Re-granted' : 'Connected'}: ${ids}`));
+  }
+  const waiting = data.connections.filter((c) => c.status === 'needs_regrant');
+  if (waiting.length > 0) {
+    notices.push(
+      flash(
+        'error',
+        `${waiting.length === 1 ? 'A connection needs' : `${waiting.length} connections need`} a re-grant. ${NEEDS_REGRANT_HELP}`,
+      ),
+    );
   }
   if (params.get('error'))
     notices.push(flash('error', GRANT_ERRORS[params.get('error')] || 'The authorization failed.'));
@@ -489,7 +504,7 @@ async function connectionsPage() {
           'div',
           { class: 'card empty' },
           h('p', {}, 'No connections yet.'),
-          h('p', {}, 'Connect an advertising account to use it with your keys.'),
+          h('p', {}, 'Connect an advertising account or a shop to use it with your keys.'),
         )
       : h(
           'div',
@@ -514,12 +529,23 @@ async function connectionsPage() {
               data.connections.map((c) =>
                 h(
                   'tr',
-                  { 'data-account-id': c.account_id },
+                  { 'data-account-id': c.account_id, 'data-status': c.status },
                   h('td', { class: 'mono' }, c.account_id),
                   h('td', {}, PROVIDER_NAMES[c.provider] || c.provider),
                   h('td', { class: 'mono' }, c.external_account_ids.join(', ')),
                   h('td', {}, formatDate(c.granted_at)),
-                  h('td', {}, h('span', { class: `badge ${c.status}` }, c.status.replace('_', ' '))),
+                  h(
+                    'td',
+                    {},
+                    h(
+                      'span',
+                      { class: `badge ${c.status}`, 'data-testid': 'connection-status' },
+                      STATUS_LABELS[c.status] || c.status,
+                    ),
+                    c.status === 'needs_regrant'
+                      ? h('p', { class: 'status-help', 'data-testid': 'needs-regrant-help' }, NEEDS_REGRANT_HELP)
+                      : null,
+                  ),
                   h(
                     'td',
                     {},
@@ -528,12 +554,15 @@ async function connectionsPage() {
                           'button',
                           {
                             type: 'button',
-                            class: 'secondary',
+                            // A connection the platform stopped accepting gets the prominent button.
+                            class: c.status === 'needs_regrant' ? 'regrant' : 'secondary',
                             onclick: () => go(`/api/connections/${c.account_id}/regrant`),
                           },
                           'Re-grant',
                         )
-                      : null,
+                      : c.status === 'needs_regrant'
+                        ? h('span', { class: 'muted' }, 'Re-grant is not available for this provider here yet.')
+                        : null,
                   ),
                 ),
               ),

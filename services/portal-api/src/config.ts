@@ -27,6 +27,14 @@ export const ConfigSchema = z
     VIDEO_ADS_APP_ID: z.string().min(1),
     /** Secret of the platform app. Never logged. */
     VIDEO_ADS_APP_SECRET: z.string().min(1),
+    /** API base of video-shop (the signed shop list of a grant); the sandbox's /video-shop locally. */
+    VIDEO_SHOP_API_URL: httpUrl.default('https://open-api.tiktokglobalshop.com'),
+    /** Auth base of video-shop (authorization page and code exchange); the sandbox's /video-shop-auth locally. */
+    VIDEO_SHOP_AUTH_URL: httpUrl.default('https://auth.tiktok-shops.com'),
+    /** The gateway's app at video-shop; unset: the portal offers no video-shop grant. */
+    VIDEO_SHOP_APP_KEY: z.string().min(1).optional(),
+    /** Secret of that app: the code exchange and the signature of the shop list. Never logged. */
+    VIDEO_SHOP_APP_SECRET: z.string().min(1).optional(),
     /** {base_url} and {mcp_url} as customers should use them; shown in the web app. */
     REST_BASE_URL: httpUrl.default('http://127.0.0.1:8080'),
     MCP_URL: httpUrl.default('http://127.0.0.1:8081/mcp'),

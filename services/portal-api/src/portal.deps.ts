@@ -1,5 +1,5 @@
 import type { KeyLifecycle } from '@gateway/decisions';
-import type { VideoAdsApp } from '@gateway/platform-grants';
+import type { PlatformGrant } from '@gateway/platform-grants';
 import type { PortalSessionRepository, SignInThrottle, Store } from '@gateway/store';
 import type { Request } from 'express';
 import type { CookieSettings } from './http/cookies';
@@ -13,7 +13,8 @@ export interface PortalDeps {
   cookies: CookieSettings;
   /** The portal's public origin (no trailing slash); known only after listening when PUBLIC_URL is unset. */
   publicOrigin(): string;
-  videoAds: VideoAdsApp;
+  /** The grant flow of each provider the portal can connect (connections/grant-plugins.ts). */
+  grants: readonly PlatformGrant[];
   restBaseUrl: string;
   mcpUrl: string;
   sessionTtlMs: number;

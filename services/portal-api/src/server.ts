@@ -17,6 +17,7 @@ import { authRoutes } from './auth/auth.routes';
 import { csrfGuard } from './auth/csrf.guard';
 import type { Config } from './config';
 import { connectionRoutes } from './connections/connections.routes';
+import { grantPlugins } from './connections/grant-plugins';
 import { invalidRequest, type ApiRoute, type SignedIn } from './http/api-route';
 import { cookieNames, readCookie, type CookieSettings } from './http/cookies';
 import { openApiDocument } from './http/openapi.document';
@@ -61,11 +62,7 @@ export async function startPortal(config: Config, logger: Logger): Promise<Porta
         secure: !(config.NODE_ENV !== 'production' && (config.PUBLIC_URL ?? 'http:').startsWith('http:')),
       },
       publicOrigin: () => publicOrigin,
-      videoAds: {
-        baseUrl: config.VIDEO_ADS_BASE_URL,
-        appId: config.VIDEO_ADS_APP_ID,
-        secret: config.VIDEO_ADS_APP_SECRET,
-      },
+      grants: grantPlugins(config),
       restBaseUrl: config.REST_BASE_URL,
       mcpUrl: config.MCP_URL,
       sessionTtlMs: config.SESSION_TTL_MS,

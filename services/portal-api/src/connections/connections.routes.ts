@@ -1,5 +1,5 @@
-import { GrantExchangeError, exchangeVideoAdsAuthCode, videoAdsAuthorizationUrl } from '@gateway/platform-grants';
-import type { ConnectionRecord, ProviderId } from '@gateway/store';
+import { GrantExchangeError, type GrantedAccount, type PlatformGrant } from '@gateway/platform-grants';
+import { isProviderId, type ConnectionRecord, type ProviderId } from '@gateway/store';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { defineRoute, signedIn, type ApiRoute } from '../http/api-route';
@@ -7,8 +7,6 @@ import { AccountIdSchema, InstantSchema, ProviderIdSchema } from '../http/api.sc
 import { PortalError } from '../http/portal-problem';
 import type { PortalDeps } from '../portal.deps';
 
-/** Providers whose grant the portal can run today; the others are listed but not yet connectable. */
-export const GRANTABLE_PROVIDERS: readonly ProviderId[] = ['video-ads'];
 export const CALLBACK_PATH = '/api/connections/callback';
 
 const ConnectionSchema = z
@@ -44,6 +42,11 @@ function sameAccounts(a: readonly string[], b: readonly string[]): boolean {
 }
 
 export function connectionRoutes(deps: PortalDeps): ApiRoute[] {
+  // Providers whose grant the portal can run (one plug-in each); the others are listed but not connectable.
+  const grantable: readonly ProviderId[] = deps.grants.map((grant) => grant.provider).filter(isProviderId);
+  const grantOf = (provider: ProviderId): PlatformGrant | undefined =>
+    deps.grants.find((grant) => grant.provider === provider);
+
   const allowanceOf = async (customerId: string) => {
     const customer = await deps.store.customers.findById(customerId);
     const plan = customer ? await deps.store.plans.findByName(customer.plan) : null;
@@ -65,11 +68,82 @@ export function connectionRoutes(deps: PortalDeps): ApiRoute[] {
   };
 
   const startGrant = async (sessionId: string, provider: ProviderId, accountId: string | null) => {
-    if (!GRANTABLE_PROVIDERS.includes(provider)) throw new PortalError('grant_not_supported', `provider ${provider}`);
+    const grant = grantOf(provider);
+    if (grant === undefined) throw new PortalError('grant_not_supported', `provider ${provider}`);
     const state = randomBytes(32).toString('base64url');
     await deps.sessions.startGrant(sessionId, state, { provider, account_id: accountId }, deps.grantTtlMs);
     const redirectUri = `${deps.publicOrigin()}${CALLBACK_PATH}`;
-    return { authorization_url: videoAdsAuthorizationUrl(deps.videoAds, state, redirectUri) };
+    return { authorization_url: grant.authorizationUrl(state, redirectUri) };
+  };
+
+  /**
+   * Creates or renews the connections of a completed grant. Spec 3: a renewal keeps the account id and makes
+   * the connection active again. A re-grant started from a connection renews that connection (by the plug-in's
+   * rule), and any other connection of the customer the grant covers; it creates none. A new grant renews the
+   * connections of the same provider and external accounts, and creates the others while the plan has room.
+   */
+  const applyGrant = async (
+    customerId: string,
+    pending: { provider: ProviderId; account_id: string | null },
+    plugin: PlatformGrant,
+    accounts: readonly GrantedAccount[],
+  ): Promise<Record<string, string>> => {
+    const existing = (await deps.store.connections.listByCustomer(customerId)).filter(
+      (c) => c.provider === pending.provider,
+    );
+    const sameAs = (account: GrantedAccount) =>
+      existing.find((c) => sameAccounts(c.external_account_ids, account.externalAccountIds));
+    const done: string[] = [];
+    let created = 0;
+    let remaining = [...accounts];
+
+    if (pending.account_id !== null) {
+      const target = existing.find((c) => c.account_id === pending.account_id);
+      if (target === undefined) return { error: 'invalid_state' };
+      const own =
+        remaining.find((account) => sameAccounts(account.externalAccountIds, target.external_account_ids)) ??
+        (plugin.regrantMatch === 'grant' && remaining.length === 1 ? remaining[0] : undefined);
+      // The seller granted other accounts than this connection's (another seller on the platform's page).
+      if (own === undefined) return { error: 'other_account' };
+      await deps.store.connections.regrant(target.account_id, own.credentials, own.externalAccountIds);
+      done.push(target.account_id);
+      remaining = remaining.filter((account) => account !== own);
+    }
+
+    let limited = false;
+    for (const account of remaining) {
+      const renewed = sameAs(account);
+      if (renewed !== undefined) {
+        if (done.includes(renewed.account_id)) continue;
+        await deps.store.connections.regrant(renewed.account_id, account.credentials, account.externalAccountIds);
+        done.push(renewed.account_id);
+        continue;
+      }
+      if (pending.account_id !== null) continue;
+      try {
+        await requireRoom(customerId);
+      } catch (error) {
+        if (error instanceof PortalError) {
+          limited = true;
+          break;
+        }
+        throw error;
+      }
+      const connection = await deps.store.connections.create({
+        customer_id: customerId,
+        provider: pending.provider,
+        external_account_ids: account.externalAccountIds,
+        credentials: account.credentials,
+      });
+      done.push(connection.account_id);
+      created += 1;
+    }
+
+    const outcome: Record<string, string> = {};
+    if (done.length > 0) outcome.connected = done.join(',');
+    if (done.length > 0 && created === 0) outcome.regranted = '1';
+    if (limited) outcome.error = 'connection_limit_reached';
+    return outcome;
   };
 
   return [
@@ -95,7 +169,7 @@ export function connectionRoutes(deps: PortalDeps): ApiRoute[] {
           connections: connections.map(toConnection),
           allowance: plan.connection_allowance,
           used,
-          grantable_providers: GRANTABLE_PROVIDERS.filter((provider) => plan.providers.includes(provider)),
+          grantable_providers: grantable.filter((provider) => plan.providers.includes(provider)),
         };
       },
     }),
@@ -142,8 +216,8 @@ export function connectionRoutes(deps: PortalDeps): ApiRoute[] {
       path: CALLBACK_PATH,
       operationId: 'grantCallback',
       summary:
-        "The platform's redirect target: exchanges the code, creates or re-grants the connection, then redirects " +
-        'the browser to /connections with connected=<account_id> or error=<reason>',
+        "The platform's redirect target: exchanges the code, creates or re-grants the connections it covers, then " +
+        'redirects the browser to /connections with connected=<account ids, comma-separated> and/or error=<reason>',
       tag: 'connections',
       auth: 'none',
       query: z.object({
@@ -161,42 +235,20 @@ export function connectionRoutes(deps: PortalDeps): ApiRoute[] {
         // The state must be the one this browser session started (OAuth CSRF protection), and is taken once.
         const pending = await deps.sessions.takeGrant(ctx.session.sessionId, ctx.query.state);
         if (pending === null) return back({ error: 'invalid_state' });
-        const authCode = ctx.query.auth_code ?? ctx.query.code;
-        if (!authCode) return back({ error: 'denied' });
-        const customerId = ctx.session.customerId;
-        let grant;
+        // video-ads answers auth_code, video-shop code; without either the customer declined.
+        if (!ctx.query.auth_code && !ctx.query.code) return back({ error: 'denied' });
+        const plugin = grantOf(pending.provider);
+        if (plugin === undefined) return back({ error: 'grant_failed' });
+        let accounts: GrantedAccount[];
         try {
-          grant = await exchangeVideoAdsAuthCode(deps.videoAds, authCode);
+          accounts = await plugin.exchange(ctx.query);
         } catch (error) {
           if (error instanceof GrantExchangeError) return back({ error: 'grant_failed' });
           throw error;
         }
-        const credentials = { access_token: grant.accessToken };
-        const existing = await deps.store.connections.listByCustomer(customerId);
-        // A grant of accounts this customer already connected renews that connection instead of adding one.
-        const renewed =
-          pending.account_id !== null
-            ? existing.find((c) => c.account_id === pending.account_id)
-            : existing.find(
-                (c) => c.provider === pending.provider && sameAccounts(c.external_account_ids, grant.advertiserIds),
-              );
-        if (renewed) {
-          await deps.store.connections.regrant(renewed.account_id, credentials, grant.advertiserIds);
-          return back({ connected: renewed.account_id, regranted: '1' });
-        }
-        try {
-          await requireRoom(customerId);
-        } catch (error) {
-          if (error instanceof PortalError) return back({ error: error.code });
-          throw error;
-        }
-        const created = await deps.store.connections.create({
-          customer_id: customerId,
-          provider: pending.provider,
-          external_account_ids: grant.advertiserIds,
-          credentials,
-        });
-        return back({ connected: created.account_id });
+        if (accounts.length === 0) return back({ error: 'no_accounts' });
+        const outcome = await applyGrant(ctx.session.customerId, pending, plugin, accounts);
+        return back(outcome);
       },
     }),
   ];

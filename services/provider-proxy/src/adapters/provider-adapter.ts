@@ -51,6 +51,8 @@ export interface ProviderAdapter {
   /** Every call of this provider's app passes this guard. */
   readonly guard: QpsGuard;
   readonly tokens: TokenLifecycle;
+  /** The platform's answer headers worth passing on (lower-case; e.g. its log id), never cookies. */
+  readonly responseHeaders: readonly string[];
   /**
    * The platform request for an allowed call: the caller's query with the provider's owned parameters dropped,
    * and the connection's and the app's credentials (and signature) added. No caller header is forwarded.

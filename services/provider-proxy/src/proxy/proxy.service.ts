@@ -67,8 +67,8 @@ export interface ExecuteOptions {
 
 /** Platform error envelopes are small; a body that ends within this many bytes is checked for token errors. */
 const PEEK_BYTES = 16 * 1024;
-/** Platform answer headers passed on besides the content type; never cookies or hop-by-hop headers. */
-const FORWARDED_RESPONSE_HEADERS = ['x-tt-logid', 'retry-after'];
+/** Answer headers every platform's may pass on besides the content type; adapters add their own. */
+const FORWARDED_RESPONSE_HEADERS: readonly string[] = ['retry-after'];
 
 const tracer = trace.getTracer('@gateway/provider-proxy');
 
@@ -256,7 +256,7 @@ export class ProxyService {
       sink.head({
         status: response.status,
         contentType: headerValue(response.headers['content-type']),
-        headers: forwardedHeaders(response.headers),
+        headers: forwardedHeaders(response.headers, adapter.responseHeaders),
       });
       headSent = true;
       if (answer.prefix.length > 0) await sink.write(answer.prefix);
@@ -519,9 +519,12 @@ function headerValue(value: string | string[] | undefined): string {
   return Array.isArray(value) ? (value[0] ?? '') : (value ?? '');
 }
 
-function forwardedHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+function forwardedHeaders(
+  headers: Record<string, string | string[] | undefined>,
+  platformHeaders: readonly string[],
+): Record<string, string> {
   const forwarded: Record<string, string> = {};
-  for (const name of FORWARDED_RESPONSE_HEADERS) {
+  for (const name of [...FORWARDED_RESPONSE_HEADERS, ...platformHeaders]) {
     const value = headerValue(headers[name]);
     if (value !== '') forwarded[name] = value;
   }

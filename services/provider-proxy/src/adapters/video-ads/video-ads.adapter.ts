@@ -30,6 +30,7 @@ export interface VideoAdsAdapterOptions {
 export class VideoAdsAdapter implements ProviderAdapter {
   readonly provider = 'video-ads' as const;
   readonly guard: QpsGuard;
+  readonly responseHeaders: readonly string[] = ['x-tt-logid'];
   readonly tokens: TokenLifecycle = { kind: 'long-lived' };
   private readonly origin: string;
   private readonly basePath: string;

@@ -54,6 +54,7 @@ interface TokenEnvelope {
 export class VideoShopAdapter implements ProviderAdapter {
   readonly provider = 'video-shop' as const;
   readonly guard: QpsGuard;
+  readonly responseHeaders: readonly string[] = ['x-tt-logid'];
   readonly tokens: TokenLifecycle;
   private readonly origin: string;
   private readonly basePath: string;
