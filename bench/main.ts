@@ -149,7 +149,10 @@ async function main(): Promise<void> {
         'runs, one of the two is killed there, the survivor serves the limiter runs), edge-auth per gRPC transport ' +
         '(stream, unary; a second stream edge for the accuracy runs); one Node process each, NODE_ENV=test, ' +
         `LOG_LEVEL=warn, PARTITIONS=${env.cluster.sharedEnv.PARTITIONS}, no OpenTelemetry exporter`,
-      'Seeded keys': `${env.loadKeys.length} load keys (business plan), 1 hot key, 2 block-mode quota keys`,
+      'Seeded keys':
+        `${env.loadKeys.length} load keys (business plan), 1 hot key, 2 block-mode quota keys; ` +
+        `${env.shopKeys.length} video-shop keys on one shop connection (business plan, granted through the ` +
+        'sandbox route /_sandbox/video-shop/grants)',
       'Order of the sections': 'gateway, accuracy, limiter (reported in the order of the issue)',
       'Database URI': 'maxPoolSize=8 per client process (FerretDB 1.24 deadlocks at about 50 concurrent updates)',
     };

@@ -6,9 +6,10 @@ import { runWrk, type WrkResult, type WrkTarget } from '../load/wrk.runner';
 import { CpuMeter, cpuByName } from '../lib/cpu-meter';
 import { settle } from '../lib/settle';
 import { bestOf, ratio } from '../lib/stats';
+import type { RunningService } from '@gateway/testing';
 import type { BenchEnvironment } from '../setup/bench-environment';
 
-export type GatewayTargetName = 'direct' | 'nginx' | 'gateway-stream' | 'gateway-unary';
+export type GatewayTargetName = 'direct' | 'nginx' | 'gateway-stream' | 'gateway-unary' | 'gateway-video-shop';
 
 export interface GatewaySettings {
   keys: number;
@@ -63,13 +64,30 @@ export interface GatewaySection {
   targets: GatewayTargetFigures[];
   cpuPerRequest: CpuPerRequest[];
   transports: TransportComparison[];
+  /**
+   * The video-shop scenario beside video-ads over the same edge (stream transport), measured in the same run:
+   * saturated 2xx answers per second and CPU per answer per process. Absent in reports made before it existed.
+   */
+  providers?: ProviderComparison;
   targetsMet: { addedP99AtRate: boolean; throughputVsNginx: boolean };
+}
+
+export interface ProviderComparison {
+  rows: {
+    provider: 'video-ads' | 'video-shop';
+    target: GatewayTargetName;
+    request: string;
+    okPerSecond: number;
+    cpu: CpuPerRequest;
+  }[];
 }
 
 interface TargetSpec {
   name: GatewayTargetName;
   description: string;
   wrk: WrkTarget;
+  /** The edge-auth process of a gateway target (profiled, its stages measured). */
+  edge?: RunningService;
 }
 
 function cpuPerRequest(target: CpuPerRequest['target'], run: WrkResult | undefined): CpuPerRequest {
@@ -106,6 +124,9 @@ export async function runGatewayBench(
   const keys = env.loadKeys.slice(0, settings.keys).map((key) => key.secret);
   const { path, query } = env.platformPathAndQuery();
   const gatewayTarget = `/v1/video-ads${path}?${query}`;
+  const shopKeys = env.shopKeys.slice(0, settings.keys).map((key) => key.secret);
+  const shop = env.shopPathAndQuery();
+  const shopTarget = `/v1/video-shop${shop.path}${shop.query ? `?${shop.query}` : ''}`;
   const calm = () => settle(15_000);
   const nginx: NginxBaseline = await startNginx(tools.nginx.path, workDir, {
     upstream: new URL(env.cluster.sandbox.url),
@@ -135,11 +156,21 @@ export async function runGatewayBench(
         name: 'gateway-stream',
         description: 'load -> edge-auth -> NATS -> quota-actor; edge-auth -> gRPC stream -> provider-proxy -> sandbox',
         wrk: { origin: env.edges.stream.url, target: gatewayTarget, keys },
+        edge: env.edges.stream,
       },
       {
         name: 'gateway-unary',
         description: 'as gateway-stream, with one unary gRPC call per request',
         wrk: { origin: env.edges.unary.url, target: gatewayTarget, keys },
+        edge: env.edges.unary,
+      },
+      {
+        name: 'gateway-video-shop',
+        description:
+          `as gateway-stream, video-shop GET ${shop.path}: provider-proxy signs every request (HMAC-SHA256), ` +
+          'the sandbox verifies the signature',
+        wrk: { origin: env.edges.stream.url, target: shopTarget, keys: shopKeys },
+        edge: env.edges.stream,
       },
     ];
     const calibrationTarget: WrkTarget = { origin: bare.origin, target: '/', keys };
@@ -169,13 +200,15 @@ export async function runGatewayBench(
       log(`gateway: wrk bare node:http  run ${run}: ${Math.round(calibration.okPerSecond)} req/s (calibration)`);
       for (const spec of specs) {
         await calm();
-        const profiled = run === 1 && spec.name.startsWith('gateway');
-        const edge = spec.name === 'gateway-stream' ? env.edges.stream : env.edges.unary;
-        const result = profiled
-          ? await env.profile(`gateway, ${spec.name} saturation`, [edge, env.cluster.proxy, ...env.liveActors()], () =>
-              measure(spec.wrk),
-            )
-          : await measure(spec.wrk);
+        const edge = spec.edge;
+        const result =
+          run === 1 && edge
+            ? await env.profile(
+                `gateway, ${spec.name} saturation`,
+                [edge, env.cluster.proxy, ...env.liveActors()],
+                () => measure(spec.wrk),
+              )
+            : await measure(spec.wrk);
         saturation.get(spec.name)!.push(result);
         log(
           `gateway: wrk ${spec.name.padEnd(16)} run ${run}: ${Math.round(result.okPerSecond)} req/s, ` +
@@ -195,16 +228,16 @@ export async function runGatewayBench(
       for (let run = 1; run <= settings.runs; run++) {
         for (const spec of specs) {
           await calm();
-          const edge = spec.name === 'gateway-stream' ? env.edges.stream : env.edges.unary;
+          const edge = spec.edge;
           const fixedRate = async () => {
-            const stages = spec.name.startsWith('gateway')
+            const stages = edge
               ? await startEdgeStageMeter({ edge: spec.wrk.origin, proxy: env.cluster.proxy.urls.http! })
               : undefined;
             const meter = new CpuMeter();
             const k6Result: K6Result = await runK6(
               tools.k6.path,
               workDir,
-              { url: `${spec.wrk.origin}${spec.wrk.target}`, keys, headers: spec.wrk.headers ?? {} },
+              { url: `${spec.wrk.origin}${spec.wrk.target}`, keys: spec.wrk.keys, headers: spec.wrk.headers ?? {} },
               level,
             );
             k6Result.cpu = meter.stop();
@@ -212,7 +245,7 @@ export async function runGatewayBench(
             return k6Result;
           };
           const result =
-            run === 1 && spec.name.startsWith('gateway')
+            run === 1 && edge
               ? await env.profile(
                   `gateway, ${spec.name} at ${level.rate}/s`,
                   [edge, env.cluster.proxy, ...env.liveActors()],
@@ -279,6 +312,29 @@ export async function runGatewayBench(
       compare(unary, 'unary', !streamFaster),
     ];
     const kept = transports.find((transport) => transport.faster)!;
+    const cpuRows = [
+      cpuPerRequest('bare node:http', calibrationRuns[0]),
+      ...targets.map((target) => cpuPerRequest(target.name, target.saturation.runs[0])),
+    ];
+    const shopFigures = byName('gateway-video-shop');
+    const providers: ProviderComparison = {
+      rows: [
+        {
+          provider: 'video-ads',
+          target: 'gateway-stream',
+          request: `GET ${path}`,
+          okPerSecond: stream.saturation.okPerSecond,
+          cpu: cpuRows.find((row) => row.target === 'gateway-stream')!,
+        },
+        {
+          provider: 'video-shop',
+          target: 'gateway-video-shop',
+          request: `GET ${shop.path} (signed)`,
+          okPerSecond: shopFigures.saturation.okPerSecond,
+          cpu: cpuRows.find((row) => row.target === 'gateway-video-shop')!,
+        },
+      ],
+    };
     return {
       settings: { ...settings, keys: keys.length },
       tools: { wrk: tools.wrk.version, k6: tools.k6.version, nginx: tools.nginx.version },
@@ -289,11 +345,9 @@ export async function runGatewayBench(
         runs: calibrationRuns,
       },
       targets,
-      cpuPerRequest: [
-        cpuPerRequest('bare node:http', calibrationRuns[0]),
-        ...targets.map((target) => cpuPerRequest(target.name, target.saturation.runs[0])),
-      ],
+      cpuPerRequest: cpuRows,
       transports,
+      providers,
       targetsMet: {
         addedP99AtRate: kept.added[0]!.p99Ms <= 2,
         throughputVsNginx: kept.throughputVsNginx >= 0.25,

@@ -125,7 +125,9 @@ function gatewayMarkdown(section: GatewaySection): string[] {
       'with little CPU, which a Node generator on the same 2 cores would take from the servers). ' +
       `${settings.runs} runs per target, interleaved, each after the processes went quiet; each figure is the ` +
       'better of the runs. Request: GET /v1.3/advertiser/info/ for one advertiser (an 846-byte JSON), no ' +
-      'compression. Sandbox: SANDBOX_APP_QPS=0, SANDBOX_LATENCY_MS=0; provider-proxy: VIDEO_ADS_APP_QPS=0. ' +
+      'compression; gateway-video-shop: GET /authorization/202309/shops of one shop connection, on its own keys. ' +
+      'Sandbox: SANDBOX_APP_QPS=0, SANDBOX_VIDEO_SHOP_APP_QPS=0, SANDBOX_LATENCY_MS=0; provider-proxy: ' +
+      'VIDEO_ADS_APP_QPS=0, VIDEO_SHOP_APP_QPS=0. ' +
       `nginx: ${section.tools.nginx.replace('nginx version: ', '')}, worker_processes auto.`,
     '',
     `Calibration: a bare node:http server answering a small JSON does ${n(section.calibration.okPerSecond)} req/s ` +
@@ -187,6 +189,7 @@ function gatewayMarkdown(section: GatewaySection): string[] {
           .join(' | ')} |`,
     ),
   );
+  lines.push(...providersMarkdown(section));
   lines.push('', 'Where the CPU went (first run of each; % of one core, 200 % = the machine):', '');
   for (const target of section.targets) {
     lines.push(`- ${target.name}, wrk saturation: ${formatCpu(target.saturation.runs[0]?.cpu)}`);
@@ -211,6 +214,35 @@ function gatewayMarkdown(section: GatewaySection): string[] {
     '',
   );
   return lines;
+}
+
+/** video-shop (signed by provider-proxy, verified by the sandbox) beside video-ads, same edge, same run. */
+function providersMarkdown(section: GatewaySection): string[] {
+  const rows = section.providers?.rows;
+  if (!rows || rows.length === 0) return [];
+  const processNames = [...new Set(rows.flatMap((row) => Object.keys(row.cpu.microsByProcess)))].filter(
+    (name) => name !== 'bench (main)' && name !== 'wrk',
+  );
+  const ads = rows.find((row) => row.provider === 'video-ads');
+  return [
+    '',
+    'Per provider over the same edge-auth (stream transport), saturation run 1: CPU time per 2xx answer by process ' +
+      '(µs). video-shop adds what its path costs: provider-proxy signs every request (HMAC-SHA256 over path, query ' +
+      'and body) and the sandbox verifies the signature.',
+    '',
+    `| provider | request | saturated req/s (2xx) | servers in all | ${processNames.join(' | ')} |`,
+    `|---|---|---|---|${processNames.map(() => '---').join('|')}|`,
+    ...rows.map(
+      (row) =>
+        `| ${row.provider} | ${row.request} | ${n(row.okPerSecond)} | ${n(row.cpu.serverMicros)}` +
+        (ads && row !== ads && ads.cpu.serverMicros > 0
+          ? ` (${n(row.cpu.serverMicros / ads.cpu.serverMicros, 2)}x)`
+          : '') +
+        ` | ${processNames
+          .map((name) => (row.cpu.microsByProcess[name] === undefined ? '-' : n(row.cpu.microsByProcess[name]!)))
+          .join(' | ')} |`,
+    ),
+  ];
 }
 
 /** The gateway's fixed-rate runs, split by where their requests waited (edge-auth's histograms). */

@@ -60,6 +60,9 @@ export class BenchEnvironment {
     readonly hotKey: BenchKey,
     readonly quotaKeys: { plain: BenchKey; crash: BenchKey },
     readonly platform: { token: string; advertiserId: string },
+    /** Keys of the load customer's video-shop connection (one shop), for the signed-path scenario. */
+    readonly shopKeys: BenchKey[],
+    readonly shop: { accountId: string; shopId: string },
   ) {
     this.edges = { stream, unary };
   }
@@ -136,8 +139,12 @@ export class BenchEnvironment {
       const connection = await fixtures.videoAdsConnection(loadCustomer.customer_id);
       const quotaCustomer = await fixtures.customer('growth');
       const quotaConnection = await fixtures.videoAdsConnection(quotaCustomer.customer_id);
-      const seed = async (customerId: string, accountId: string): Promise<BenchKey> => {
-        const created = await fixtures!.key({ customerId, accountIds: [accountId] });
+      const seed = async (
+        customerId: string,
+        accountId: string,
+        provider: 'video-ads' | 'video-shop' = 'video-ads',
+      ): Promise<BenchKey> => {
+        const created = await fixtures!.key({ customerId, accountIds: [accountId], providers: [provider] });
         return { secret: created.secret, hash: created.key.hash, keyId: created.key.key_id };
       };
       const loadKeys: BenchKey[] = [];
@@ -150,6 +157,21 @@ export class BenchEnvironment {
         );
       }
       const hotKey = await seed(loadCustomer.customer_id, connection.accountId);
+      // video-shop: a shop of a sandbox seller granted through the sandbox's control route, as the tests' fixtures
+      // do (the sandbox runs with SANDBOX_VIDEO_SHOP_APP_QPS=0, provider-proxy with VIDEO_SHOP_APP_QPS=0 and the
+      // sandbox's app key and secret: gateway-cluster.ts). As many keys as the video-ads load, so no key passes
+      // its rate either.
+      log(`seed: ${options.loadKeys} video-shop keys on one shop connection`);
+      const shopConnection = await fixtures.videoShopConnection(loadCustomer.customer_id);
+      const shopKeys: BenchKey[] = [];
+      for (let i = 0; i < options.loadKeys; i += 16) {
+        const batch = Math.min(16, options.loadKeys - i);
+        shopKeys.push(
+          ...(await Promise.all(
+            Array.from({ length: batch }, () => seed(loadCustomer.customer_id, shopConnection.accountId, 'video-shop')),
+          )),
+        );
+      }
       const quotaKeys = {
         plain: await seed(quotaCustomer.customer_id, quotaConnection.accountId),
         crash: await seed(quotaCustomer.customer_id, quotaConnection.accountId),
@@ -167,6 +189,8 @@ export class BenchEnvironment {
         hotKey,
         quotaKeys,
         { token: connection.token, advertiserId: connection.advertiserIds[0]! },
+        shopKeys,
+        { accountId: shopConnection.accountId, shopId: shopConnection.shopId },
       );
       environment.profiling = options.profileDir !== undefined;
       return environment;
@@ -223,6 +247,14 @@ export class BenchEnvironment {
       path: '/v1.3/advertiser/info/',
       query: `advertiser_ids=${encodeURIComponent(JSON.stringify([this.platform.advertiserId]))}`,
     };
+  }
+
+  /**
+   * The video-shop request of the signed-path scenario: the authorized shops, which provider-proxy signs (HMAC-SHA256
+   * over path, query and body), sends with the connection's token, and the sandbox verifies.
+   */
+  shopPathAndQuery(): { path: string; query: string } {
+    return { path: '/authorization/202309/shops', query: '' };
   }
 
   async stop(): Promise<void> {

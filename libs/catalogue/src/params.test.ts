@@ -94,4 +94,23 @@ describe('catalogue parameters', () => {
     expect(schema.safeParse({ ...input, report_type: 'NOPE' }).success).toBe(false);
     expect(schema.safeParse({ ...input, unknown: 1 }).success).toBe(false);
   });
+
+  it('checks each platform date format, and only real days', () => {
+    const ads = findEndpoint('marketplace-ads', '/api/v2/ads/get_all_cpc_ads_daily_performance')!;
+    expect(validateParams(ads, { start_date: '01-11-2026', end_date: '24-11-2026' })).toEqual([]);
+    expect(validateParams(ads, { start_date: '2026-11-01', end_date: '31-02-2026' })).toHaveLength(2);
+    const affiliate = findEndpoint('marketplace-affiliate', '/api/v2/ams/get_shop_performance')!;
+    expect(validateParams(affiliate, { period_type: 'Day', start_date: '20261101', end_date: '20261124' })).toEqual([]);
+    expect(validateParams(affiliate, { period_type: 'Day', start_date: '2026-11-01', end_date: '20261124' })).toEqual([
+      'start_date must be a date YYYYMMDD',
+    ]);
+  });
+
+  it('joins csv lists with commas and counts their items', () => {
+    const detail = findEndpoint('marketplace', '/api/v2/order/get_order_detail')!;
+    expect(encodeParams({ order_sn_list: ['A1', 'B2'] }, detail)).toEqual({ order_sn_list: 'A1,B2' });
+    expect(validateParams(detail, { order_sn_list: Array.from({ length: 51 }, (_, i) => `S${i}`).join(',') })).toEqual([
+      'order_sn_list takes at most 50 item(s)',
+    ]);
+  });
 });

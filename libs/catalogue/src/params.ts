@@ -23,6 +23,29 @@ export type ParamValue = string | number | boolean | readonly unknown[] | Record
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
+/** The date formats platforms use, and how each reads as an ISO date (YYYY-MM-DD). */
+const DATE_FORMATS: Record<string, { pattern: RegExp; toIso: (raw: string) => string }> = {
+  'YYYY-MM-DD': { pattern: DATE, toIso: (raw) => raw },
+  'DD-MM-YYYY': {
+    pattern: /^\d{2}-\d{2}-\d{4}$/,
+    toIso: (raw) => `${raw.slice(6)}-${raw.slice(3, 5)}-${raw.slice(0, 2)}`,
+  },
+  YYYYMMDD: { pattern: /^\d{8}$/, toIso: (raw) => `${raw.slice(0, 4)}-${raw.slice(4, 6)}-${raw.slice(6)}` },
+};
+
+function dateFormatOf(param: ParameterSpec) {
+  return DATE_FORMATS[param.format ?? 'YYYY-MM-DD'] ?? DATE_FORMATS['YYYY-MM-DD']!;
+}
+
+/** A real calendar day in the parameter's format. */
+function isValidDate(param: ParameterSpec, raw: string): boolean {
+  const format = dateFormatOf(param);
+  if (!format.pattern.test(raw)) return false;
+  const iso = format.toIso(raw);
+  const parsed = new Date(`${iso}T00:00:00Z`);
+  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 10) === iso;
+}
+
 /**
  * zod schema of one endpoint's parameters as an assistant supplies them: arrays and objects may be given
  * as values or as their JSON strings; integers as numbers or digit strings.
@@ -43,7 +66,7 @@ function paramValueSchema(param: ParameterSpec): z.ZodType {
     case 'enum':
       return z.enum(param.values as [string, ...string[]]);
     case 'date':
-      return z.string().regex(DATE, `${param.name} must be ${param.format ?? 'YYYY-MM-DD'}`);
+      return z.string().regex(dateFormatOf(param).pattern, `${param.name} must be ${param.format ?? 'YYYY-MM-DD'}`);
     case 'json-array':
       return z.union([z.array(z.string()), z.string()]);
     case 'json-object':
@@ -128,9 +151,7 @@ function checkValue(param: ParameterSpec, raw: string): string[] {
     case 'enum':
       return param.values?.includes(raw) ? [] : [`${param.name} must be one of ${param.values?.join(', ')}`];
     case 'date':
-      return DATE.test(raw) && !Number.isNaN(Date.parse(`${raw}T00:00:00Z`))
-        ? []
-        : [`${param.name} must be a date ${param.format ?? 'YYYY-MM-DD'}`];
+      return isValidDate(param, raw) ? [] : [`${param.name} must be a date ${param.format ?? 'YYYY-MM-DD'}`];
     case 'json-array':
       return checkJsonArray(param, raw);
     case 'csv': {

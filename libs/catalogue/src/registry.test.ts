@@ -81,6 +81,33 @@ describe('catalogue allowlist', () => {
     expect(findEndpoint('video-shop', path)).toBeUndefined();
   });
 
+  it('opens each marketplace app only on its own APIs, all GET', () => {
+    expect(endpointsOf('marketplace').every((e) => /^\/api\/v2\/(shop|order|product)\//.test(e.path))).toBe(true);
+    expect(endpointsOf('marketplace-ads').every((e) => e.path.startsWith('/api/v2/ads/'))).toBe(true);
+    expect(endpointsOf('marketplace-affiliate').every((e) => e.path.startsWith('/api/v2/ams/'))).toBe(true);
+    for (const provider of ['marketplace', 'marketplace-ads', 'marketplace-affiliate'] as const) {
+      expect(endpointsOf(provider).every((e) => e.method === 'GET')).toBe(true);
+    }
+    expect(findEndpoint('marketplace', '/api/v2/ads/get_total_balance')).toBeUndefined();
+    expect(findEndpoint('marketplace-ads', '/api/v2/shop/get_shop_info')).toBeUndefined();
+    expect(findEndpoint('marketplace-affiliate', '/api/v2/order/get_order_list')).toBeUndefined();
+  });
+
+  it.each([
+    ['marketplace', '/api/v2/order/cancel_order'],
+    ['marketplace', '/api/v2/logistics/ship_order'],
+    ['marketplace', '/api/v2/product/add_item'],
+    ['marketplace', '/api/v2/product/update_item'],
+    ['marketplace', '/api/v2/auth/token/get'],
+    ['marketplace', '/api/v2/auth/access_token/get'],
+    ['marketplace', '/api/v2/shop/get_shop_info/'],
+    ['marketplace', '/api/v2/shop/get%5Fshop%5Finfo'],
+    ['marketplace-ads', '/api/v2/ads/create_product_level_campaign'],
+    ['marketplace-ads', '/api/v2/ads/edit_product_level_campaign_setting_info'],
+  ] as const)('does not open the %s write or disguised path %j', (provider, path) => {
+    expect(findEndpoint(provider, path)).toBeUndefined();
+  });
+
   describe('path templates', () => {
     const template = { path: '/api/v5/campaigns/{campaignId}/adgroups' } as EndpointSpec;
     const exact = { path: '/api/v5/campaigns' } as EndpointSpec;

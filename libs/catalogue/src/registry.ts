@@ -1,3 +1,6 @@
+import { MARKETPLACE } from './providers/marketplace';
+import { MARKETPLACE_ADS } from './providers/marketplace-ads';
+import { MARKETPLACE_AFFILIATE } from './providers/marketplace-affiliate';
 import { VIDEO_ADS } from './providers/video-ads';
 import { VIDEO_SHOP } from './providers/video-shop';
 import { PROVIDER_IDS, type EndpointSpec, type ProviderId, type ProviderSpec } from './types';
@@ -6,7 +9,13 @@ import { PROVIDER_IDS, type EndpointSpec, type ProviderId, type ProviderSpec } f
  * The providers whose endpoints are open: one line per provider. The other ids of PROVIDER_IDS are known
  * (a request gets path_not_allowed rather than unknown_provider) but have no endpoint yet.
  */
-const REGISTERED: readonly ProviderSpec[] = [VIDEO_ADS, VIDEO_SHOP];
+const REGISTERED: readonly ProviderSpec[] = [
+  VIDEO_ADS,
+  VIDEO_SHOP,
+  MARKETPLACE,
+  MARKETPLACE_ADS,
+  MARKETPLACE_AFFILIATE,
+];
 
 const PROVIDERS: ReadonlyMap<ProviderId, ProviderSpec> = new Map(REGISTERED.map((spec) => [spec.id, spec]));
 

@@ -60,6 +60,15 @@ export type PagingSpec =
       nextCursorPath: string;
     }
   | {
+      /** Page numbers without a page count: read on while the answer says more records follow. */
+      style: 'page_no';
+      pageParam: string;
+      pageSizeParam: string;
+      defaultPageSize: number;
+      maxPageSize: number;
+      moreFlagPath: string;
+    }
+  | {
       style: 'offset';
       offsetParam: string;
       limitParam: string;

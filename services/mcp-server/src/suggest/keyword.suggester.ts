@@ -1,4 +1,12 @@
-import { PROVIDER_IDS, findEndpoint, type EndpointSpec, type ParamValue, type ProviderId } from '@gateway/catalogue';
+import {
+  PROVIDER_IDS,
+  findEndpoint,
+  providerSpec,
+  validateBody,
+  type EndpointSpec,
+  type ParamValue,
+  type ProviderId,
+} from '@gateway/catalogue';
 import type { EndpointIndex } from './endpoint.index';
 import { buildParams } from './params.builder';
 import { checkSuggestion, type MissingParam } from './suggestion.validator';
@@ -6,6 +14,8 @@ import { checkSuggestion, type MissingParam } from './suggestion.validator';
 export interface Suggestion {
   endpoint: EndpointSpec;
   params: Record<string, ParamValue>;
+  /** The JSON body of a POST search, checked with the catalogue's validateBody. */
+  body?: Record<string, unknown>;
   missing: MissingParam[];
   notes: string[];
 }
@@ -20,12 +30,11 @@ export interface KeywordSuggestion {
   ranked: RankedEndpoint[];
 }
 
-const STARTING_POINT = '/v1.3/oauth2/advertiser/get/';
-
 /**
  * find_endpoint without AI: ranks the catalogue for the question (BM25), proposes the best endpoint with the
- * parameters the question gives, and checks them against the catalogue. When nothing matches, the advertiser
- * listing is proposed: every other call starts from it.
+ * parameters the question gives, and checks them against the catalogue. When nothing matches, the starting
+ * endpoint of the first provider that has one (its catalogue's startingPoint: the advertiser listing for
+ * video-ads, the authorized shops for video-shop) is proposed: every other call starts from it.
  */
 export function suggestByKeywords(
   index: EndpointIndex,
@@ -37,16 +46,29 @@ export function suggestByKeywords(
   let endpoint = ranked[0]?.endpoint;
   const notes: string[] = [];
   if (!endpoint) {
-    endpoint = (providers ?? PROVIDER_IDS).map((provider) => findEndpoint(provider, STARTING_POINT)).find(Boolean);
+    endpoint = (providers ?? PROVIDER_IDS).map(startingEndpoint).find(Boolean);
     if (!endpoint) return { ranked };
-    notes.push('No endpoint matched the question; the advertiser listing is the usual starting point.');
+    notes.push(
+      `No endpoint matched the question; ${endpoint.path} (${endpoint.title.toLowerCase()}) is the usual ` +
+        `starting point of ${endpoint.provider}.`,
+    );
   }
   const built = buildParams(endpoint, question, today);
-  return { suggestion: checked(endpoint, built.params, [...notes, ...built.notes]), ranked };
+  return { suggestion: checked(endpoint, built.params, [...notes, ...built.notes], built.body), ranked };
+}
+
+function startingEndpoint(provider: ProviderId): EndpointSpec | undefined {
+  const spec = providerSpec(provider);
+  return spec ? findEndpoint(provider, spec.startingPoint) : undefined;
 }
 
 /** Drops any built value the catalogue refuses (defensive: the builder only produces allowed values). */
-function checked(endpoint: EndpointSpec, params: Record<string, ParamValue>, notes: string[]): Suggestion {
+function checked(
+  endpoint: EndpointSpec,
+  params: Record<string, ParamValue>,
+  notes: string[],
+  body?: Record<string, unknown>,
+): Suggestion {
   let current = { ...params };
   let result = checkSuggestion(endpoint, current);
   if (result.problems.length > 0) {
@@ -60,5 +82,6 @@ function checked(endpoint: EndpointSpec, params: Record<string, ParamValue>, not
       result = checkSuggestion(endpoint, current);
     }
   }
-  return { endpoint, params: current, missing: result.missing, notes };
+  const usableBody = body !== undefined && validateBody(endpoint, body).length === 0 ? body : undefined;
+  return { endpoint, params: current, ...(usableBody ? { body: usableBody } : {}), missing: result.missing, notes };
 }

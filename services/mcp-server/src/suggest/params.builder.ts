@@ -1,9 +1,12 @@
 import type { EndpointSpec, ParamValue } from '@gateway/catalogue';
 import { epochDay, extractDateRange, isoDay } from './date-range.extractor';
 import { extractReportTerms, type ReportLevel } from './report-terms.extractor';
+import { buildShopParams } from './shop-params.builder';
 
 export interface BuiltParams {
   params: Record<string, ParamValue>;
+  /** The JSON body of a POST search (video-shop), when the endpoint takes one. */
+  body?: Record<string, unknown>;
   /** What was assumed or adjusted, in plain words for the assistant. */
   notes: string[];
 }
@@ -30,6 +33,7 @@ const LIST_PAGE_SIZE = 100;
  * out for the caller to report as missing.
  */
 export function buildParams(endpoint: EndpointSpec, question: string, today: Date): BuiltParams {
+  if (endpoint.provider === 'video-shop') return buildShopParams(endpoint, question, today);
   const terms = extractReportTerms(question);
   const notes: string[] = [];
   const params: Record<string, ParamValue> = {};

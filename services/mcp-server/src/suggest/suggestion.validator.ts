@@ -17,6 +17,7 @@ const HOW_TO_GET: Readonly<Record<string, string>> = {
   advertiser_id: 'an advertiser_id from /v1.3/oauth2/advertiser/get/ (call_endpoint, no parameters)',
   advertiser_ids: 'advertiser ids from /v1.3/oauth2/advertiser/get/ (call_endpoint, no parameters)',
   store_ids: 'a store_id from /v1.3/gmv_max/store/list/ (call_endpoint with advertiser_id)',
+  ids: 'order ids from /order/202309/orders/search (data.orders[].id)',
 };
 
 /**

@@ -36,7 +36,12 @@ class FakeCaller implements ProviderCaller {
   close() {}
 }
 
-async function callEndpoint(answer: Answer, args: Record<string, unknown>, maxResultChars = 100_000) {
+async function callEndpoint(
+  answer: Answer,
+  args: Record<string, unknown>,
+  maxResultChars = 100_000,
+  tool = 'call_endpoint',
+) {
   const caller = new FakeCaller(answer);
   const decided: DecisionRequest[] = [];
   const refunds: string[] = [];
@@ -69,7 +74,7 @@ async function callEndpoint(answer: Answer, args: Record<string, unknown>, maxRe
   await createMcpServer('basic', deps, ctx).connect(serverSide);
   const client = new Client({ name: 'test', version: '1' });
   await client.connect(clientSide);
-  const result = (await client.callTool({ name: 'call_endpoint', arguments: args })) as CallToolResult;
+  const result = (await client.callTool({ name: tool, arguments: args })) as CallToolResult;
   await client.close();
   return { result, caller, decided, refunds, text: (result.content[0] as { text: string }).text };
 }
@@ -171,5 +176,107 @@ describe('call_endpoint', () => {
     expect(text).toMatch(/secret_sauce is not a parameter/);
     expect(decided).toEqual([]);
     expect(caller.requests).toEqual([]);
+  });
+});
+
+const ORDERS = { provider: 'video-shop', path: '/order/202309/orders/search' };
+
+describe('call_endpoint on video-shop (POST searches, cursor paging, 64-bit ids)', () => {
+  it('sends the search as a POST with its JSON body and query parameters', async () => {
+    const { result, caller } = await callEndpoint(
+      { body: '{"code":0,"message":"Success","request_id":"r1","data":{"orders":[],"next_page_token":""}}' },
+      { ...ORDERS, params: { page_size: 20 }, body: { create_time_ge: 1761955200, order_status: 'COMPLETED' } },
+    );
+    expect(result.isError).toBeFalsy();
+    expect(caller.requests[0]).toMatchObject({ method: 'POST', query: 'page_size=20' });
+    expect(JSON.parse(caller.requests[0]!.body!.toString())).toEqual({
+      create_time_ge: 1761955200,
+      order_status: 'COMPLETED',
+    });
+  });
+
+  it('advises lowering page_size and paging with next_page_token when a cursor-paged answer is cut', async () => {
+    const orders = Array.from({ length: 200 }, (_, i) => ({
+      id: String(7497369832011204610n + BigInt(i)),
+      status: 'COMPLETED',
+      buyer_message: 'y'.repeat(60),
+    }));
+    const body = JSON.stringify({
+      code: 0,
+      message: 'Success',
+      request_id: 'r2',
+      data: { orders, next_page_token: 'b2Zmc2V0PTUw', total_count: 900 },
+    });
+    const { result, text } = await callEndpoint({ body }, { ...ORDERS, params: { page_size: 100 } }, 10_000);
+    const advice = (result.structuredContent as { advice: string }).advice;
+    expect(result.structuredContent).toMatchObject({ truncated: true, records_in_answer: 200 });
+    expect(advice).toMatch(/lower page_size \(e\.g\. page_size=\d+\)/);
+    expect(advice).toMatch(/page_token = data\.next_page_token/);
+    expect(advice).not.toMatch(/total_page/);
+    expect(text).toContain('"next_page_token":"b2Zmc2V0PTUw"');
+    expect(text.length).toBeLessThanOrEqual(10_000);
+  });
+
+  it('keeps every digit of 64-bit ids, as strings and as numbers above 2^53, in the text and when cut', async () => {
+    const raw =
+      '{"code":0,"message":"Success","request_id":"r3","data":{"shop_id":7497369832011204610,' +
+      '"amount":12.50,"orders":[{"id":"7497369832011204610","user_id":7497369832011204611,"note":"-9007199254740993"},' +
+      '{"id":"576461413038785752","user_id":-9007199254740993}],"next_page_token":""}}';
+    const { result, text } = await callEndpoint({ body: raw }, { ...ORDERS, params: { page_size: 10 } });
+    expect(result.isError).toBeFalsy();
+    expect(text).toContain('"shop_id":7497369832011204610');
+    expect(text).toContain('"id":"7497369832011204610","user_id":7497369832011204611');
+    expect(text).toContain('"user_id":-9007199254740993');
+    expect(text).toContain('"note":"-9007199254740993"');
+    expect(text).not.toContain('exact-number');
+    const structured = result.structuredContent as {
+      data: { data: { shop_id: unknown; orders: { id: string; user_id: unknown }[] } };
+    };
+    expect(structured.data.data.shop_id).toBe('7497369832011204610');
+    expect(structured.data.data.orders.map((order) => [order.id, order.user_id])).toEqual([
+      ['7497369832011204610', '7497369832011204611'],
+      ['576461413038785752', '-9007199254740993'],
+    ]);
+
+    // Cut at a record boundary: the kept records still carry the platform's digits.
+    const many = Array.from(
+      { length: 300 },
+      (_, i) => `{"id":"${7497369832011204610n + BigInt(i)}","user_id":${9007199254740993n + BigInt(i)}}`,
+    );
+    const big = `{"code":0,"message":"Success","data":{"orders":[${many.join(',')}],"next_page_token":"abc"}}`;
+    const cut = await callEndpoint({ body: big }, { ...ORDERS, params: { page_size: 100 } }, 8_000);
+    expect(cut.result.structuredContent).toMatchObject({ truncated: true });
+    expect(cut.text).toContain('{"id":"7497369832011204610","user_id":9007199254740993}');
+    expect(cut.text).toContain('{"id":"7497369832011204611","user_id":9007199254740994}');
+    expect(cut.text).not.toContain('exact-number');
+  });
+
+  it('answers connection_needs_regrant with a re-grant instruction, no retry, and gives the unit back', async () => {
+    const { result, text, refunds } = await callEndpoint(
+      { failure: { code: 'connection_needs_regrant', detail: 'connection acct_1 needs a re-grant' } },
+      { provider: 'video-shop', path: '/authorization/202309/shops' },
+    );
+    expect(result.isError).toBe(true);
+    expect(text).toMatch(/^connection_needs_regrant: /);
+    expect(text).toMatch(/re-grant this connection in the portal/);
+    expect(text).toMatch(/Do not retry/);
+    expect(text).toContain('"retry":false');
+    expect(text).toContain('acct_00000000000000000001');
+    expect(refunds).toEqual(['f'.repeat(64)]);
+  });
+});
+
+describe('describe_endpoint on video-shop', () => {
+  it('describes a POST search (method, JSON body schema, cursor paging, example body) within its output schema', async () => {
+    const { result } = await callEndpoint({}, ORDERS, 100_000, 'describe_endpoint');
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({
+      method: 'POST',
+      paging: { style: 'cursor', page_param: 'page_token', page_info_path: 'data.next_page_token' },
+      body: { required: false, schema: { type: 'object', additionalProperties: false } },
+      example_call: {
+        arguments: { path: ORDERS.path, params: { page_size: 100 }, body: { order_status: 'AWAITING_SHIPMENT' } },
+      },
+    });
   });
 });

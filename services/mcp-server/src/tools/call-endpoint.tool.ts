@@ -3,6 +3,7 @@ import {
   encodeParams,
   findEndpoint,
   isAllowedMethod,
+  type PagingSpec,
   validateBody,
   validateParams,
   type ParamValue,
@@ -15,6 +16,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { FENCE_OVERHEAD_CHARS, UNTRUSTED_DATA_NOTICE, fenceUntrusted } from '../untrusted/fence';
+import { parseLossless } from '../untrusted/lossless-json';
 import { neutraliseJson } from '../untrusted/neutralise';
 import { truncateJson, type Truncation } from '../untrusted/truncate';
 import { refusal } from './refusal';
@@ -225,6 +227,20 @@ async function forward(
   };
   if (answer.failure || !answer.head) {
     const code = toGatewayCode(answer.failure?.code ?? 'internal_error');
+    if (code === 'connection_needs_regrant') {
+      // docs/providers.md, "Dead grants": the platform refused the grant itself; no retry or renewal can help.
+      deps.decisions.refund(ctx.keyHash).catch((error: unknown) => deps.logger.warn({ err: error }, 'refund failed'));
+      return toolError(
+        code,
+        `The ${provider} connection ${accountId} can no longer be used: the platform refused its grant (the ` +
+          'seller or advertiser cancelled it, or it expired). The customer must re-grant this connection in the ' +
+          'portal; its account_id stays the same. Do not retry this call, and do not try other parameters: every ' +
+          'call on this connection fails until it is re-granted. Nothing was sent to the platform or counted.',
+        {
+          details: { account_id: accountId, provider, counted: false, retry: false, action: 're-grant in the portal' },
+        },
+      );
+    }
     const refunded = wasNotForwarded(code);
     // Same rule as REST: a request that provably never reached the platform gives its unit back.
     if (refunded) {
@@ -237,7 +253,8 @@ async function forward(
 
   const status = answer.head.status;
   const raw = answer.body.toString('utf8');
-  const parsed = parseJson(raw);
+  // Numbers above 2^53 (64-bit ids) keep their digits: JSON.parse alone would round them.
+  const parsed = parseLossless(raw);
   const budget = deps.maxResultChars - FENCE_OVERHEAD_CHARS - HEADER_RESERVE_CHARS;
   if (parsed === undefined) {
     return toolError('platform_error', `The platform answered HTTP ${status} with a body that is not JSON.`, {
@@ -248,7 +265,7 @@ async function forward(
   const value = neutraliseJson(parsed.value, raw);
   const serialized = JSON.stringify(value);
   const cut = truncateJson(value, budget, serialized);
-  const data = cut.truncated ? JSON.stringify(cut.value) : serialized;
+  const data = parsed.restoreText(cut.truncated ? JSON.stringify(cut.value) : serialized);
   const platformCode = envelopeCode(value);
   if (status >= 400 || (platformCode !== undefined && platformCode !== 0)) {
     return toolError(
@@ -259,7 +276,7 @@ async function forward(
     );
   }
 
-  const advice = cut.truncated ? adviceFor(cut, path) : undefined;
+  const advice = cut.truncated ? adviceFor(cut, path, findEndpoint(provider, path)?.paging) : undefined;
   const fenced = fenceUntrusted(data);
   const header = [
     `${provider} ${path} for account ${accountId}: HTTP ${status}, ${data.length} characters of JSON` +
@@ -280,37 +297,62 @@ async function forward(
       ...(cut.records ? { records_returned: cut.records.returned, records_in_answer: cut.records.total } : {}),
       ...(advice ? { advice } : {}),
       data_notice: UNTRUSTED_DATA_NOTICE,
-      data: cut.value,
+      data: parsed.restoreValue(cut.value),
       quota,
     },
     `${header}\n\n${fenced.text}`,
   );
 }
 
-/** spec 4.3 rule 4: what was cut and how to ask again. */
-function adviceFor(cut: Truncation, path: string): string {
+/** spec 4.3 rule 4: what was cut and how to ask again, in the terms of the endpoint's paging style. */
+export function adviceFor(cut: Truncation, path: string, paging?: PagingSpec): string {
   const kept = cut.records?.returned ?? 0;
-  const pageSize = PAGE_SIZE_STEPS.find((size) => size <= Math.max(10, Math.floor(kept * 0.9))) ?? 10;
+  const steps = PAGE_SIZE_STEPS.filter((size) => paging === undefined || size <= paging.maxPageSize);
+  const floor = steps[steps.length - 1] ?? 10;
+  const pageSize = steps.find((size) => size <= Math.max(floor, Math.floor(kept * 0.9))) ?? floor;
   const what = cut.records
     ? `only the first ${kept} of the ${cut.records.total} records of ${cut.records.path || 'the answer'} are included`
     : 'the answer could not be included at all';
-  return (
+  const start =
     `The answer (${cut.originalChars} characters) exceeds the size an assistant can take, so ${what}. Do not ` +
-    `draw conclusions from the missing part: narrow the date range or lower page_size (e.g. page_size=${pageSize}) ` +
-    `and call ${path} again, paging with page until data.page_info.total_page.`
-  );
+    'draw conclusions from the missing part: ';
+  switch (paging?.style) {
+    case 'cursor':
+      return (
+        start +
+        `lower ${paging.pageSizeParam} (e.g. ${paging.pageSizeParam}=${pageSize}) or narrow the filters and call ` +
+        `${path} again from the first page, then pass ${paging.cursorParam} = ${paging.nextCursorPath} of each ` +
+        'answer to get the next page, until it is empty.'
+      );
+    case 'offset':
+      return (
+        start +
+        `lower ${paging.limitParam} (e.g. ${paging.limitParam}=${pageSize}) or narrow the filters and call ${path} ` +
+        `again, raising ${paging.offsetParam} by ${paging.limitParam} each time until every record is read.`
+      );
+    case 'page_no':
+      return (
+        start +
+        `narrow the time range or lower ${paging.pageSizeParam} (e.g. ${paging.pageSizeParam}=${pageSize}) and call ` +
+        `${path} again, raising ${paging.pageParam} from 1 while ${paging.moreFlagPath} is true.`
+      );
+    case 'page':
+      return (
+        start +
+        `narrow the date range or lower ${paging.pageSizeParam} (e.g. ${paging.pageSizeParam}=${pageSize}) and call ` +
+        `${path} again, paging with ${paging.pageParam} until ${paging.pageInfoPath}.total_page.`
+      );
+    default:
+      return (
+        start +
+        `narrow the date range or lower page_size (e.g. page_size=${pageSize}) and call ${path} again, paging ` +
+        'with page until data.page_info.total_page.'
+      );
+  }
 }
 
 function envelopeCode(value: unknown): number | undefined {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
   const code = (value as { code?: unknown }).code;
   return typeof code === 'number' ? code : undefined;
-}
-
-function parseJson(text: string): { value: unknown } | undefined {
-  try {
-    return { value: JSON.parse(text) };
-  } catch {
-    return undefined;
-  }
 }

@@ -36,7 +36,7 @@ const inputSchema = z.object({
 const outputSchema = z.object({
   provider: z.string(),
   path: z.string(),
-  method: z.literal('GET'),
+  method: z.enum(['GET', 'POST']).describe('POST: a search or report query that takes a JSON body, not a write.'),
   title: z.string(),
   summary: z.string(),
   returns: z.string(),
@@ -44,7 +44,7 @@ const outputSchema = z.object({
   encoding: z.string(),
   paging: z
     .object({
-      style: z.enum(['page', 'cursor', 'offset']),
+      style: z.enum(['page', 'page_no', 'cursor', 'offset']),
       page_param: z.string(),
       page_size_param: z.string(),
       default_page_size: z.number().int(),
@@ -135,6 +135,16 @@ function describePaging(paging: PagingSpec) {
         page_info_path: paging.pageInfoPath,
         how: `Read ${paging.pageInfoPath}.total_page and request ${paging.pageParam} from 1 to that value. ${TRUNCATION_HINT}`,
       };
+    case 'page_no':
+      return {
+        style: paging.style,
+        page_param: paging.pageParam,
+        page_size_param: paging.pageSizeParam,
+        default_page_size: paging.defaultPageSize,
+        max_page_size: paging.maxPageSize,
+        page_info_path: paging.moreFlagPath,
+        how: `Request ${paging.pageParam} from 1 while ${paging.moreFlagPath} is true. ${TRUNCATION_HINT}`,
+      };
     case 'cursor':
       return {
         style: paging.style,
@@ -208,6 +218,7 @@ function exampleCall(endpoint: EndpointSpec) {
     provider: endpoint.provider,
     path: endpoint.path,
     params,
-    ...(endpoint.body?.required ? { body: endpoint.body.example } : {}),
+    // A search's filters are what the call is about: show them even when the body is optional.
+    ...(endpoint.body?.example !== undefined ? { body: endpoint.body.example } : {}),
   };
 }

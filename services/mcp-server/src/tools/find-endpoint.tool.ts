@@ -55,13 +55,22 @@ const outputSchema = z.object({
       path: z.string(),
       title: z.string(),
       params: z.record(z.string(), z.unknown()),
+      body: z
+        .record(z.string(), z.unknown())
+        .optional()
+        .describe('The JSON body of a POST search (its filters), already checked against the catalogue.'),
       missing_params: z
         .array(z.object({ name: z.string(), how_to_get: z.string() }))
         .describe('Required parameters the question does not give; fill them in before calling.'),
       notes: z.array(z.string()),
       next_call: z.object({
         tool: z.literal('call_endpoint'),
-        arguments: z.object({ provider: z.string(), path: z.string(), params: z.record(z.string(), z.unknown()) }),
+        arguments: z.object({
+          provider: z.string(),
+          path: z.string(),
+          params: z.record(z.string(), z.unknown()),
+          body: z.record(z.string(), z.unknown()).optional(),
+        }),
       }),
     })
     .nullable(),
@@ -82,8 +91,8 @@ export function registerFindEndpoint(server: McpServer, deps: ToolDeps, ctx: Req
       description:
         'Use when the question is ambiguous, after list_endpoints: proposes the endpoint and parameters for a ' +
         'question in plain words (for example "spend and clicks per campaign, last 7 days" gives the performance ' +
-        'report with dimensions, metrics and dates). Returns source "ai" or "keyword", the parameters still ' +
-        'missing (usually advertiser_id, from /v1.3/oauth2/advertiser/get/) and the call_endpoint arguments. ' +
+        'report with dimensions, metrics and dates; "orders last week" gives the orders search with its JSON body). Returns source "ai" or "keyword", the parameters still ' +
+        'missing (usually advertiser_id, from /v1.3/oauth2/advertiser/get/) and the call_endpoint arguments (params, and body for a POST search). ' +
         'Free: does not count toward the quota; AI suggestions use a separate monthly allowance.',
       inputSchema,
       outputSchema,
@@ -92,7 +101,8 @@ export function registerFindEndpoint(server: McpServer, deps: ToolDeps, ctx: Req
     ({ question, provider }) =>
       guarded(FIND_ENDPOINT, deps, ctx, async () => {
         const today = deps.now();
-        const providers: ProviderId[] | undefined = provider ? [provider] : undefined;
+        // Only endpoints the key can call: a shop question must not land on an app the customer has not connected.
+        const providers: ProviderId[] | undefined = provider ? [provider] : await keyProviders(deps, ctx);
         const keyword = suggestByKeywords(deps.index, question, today, providers);
         let suggestion: Suggestion | undefined = keyword.suggestion;
         let source: 'ai' | 'keyword' = 'keyword';
@@ -137,6 +147,7 @@ export function registerFindEndpoint(server: McpServer, deps: ToolDeps, ctx: Req
                 path: suggestion.endpoint.path,
                 title: suggestion.endpoint.title,
                 params: suggestion.params,
+                ...(suggestion.body ? { body: suggestion.body } : {}),
                 missing_params: suggestion.missing.map((param) => ({ name: param.name, how_to_get: param.howToGet })),
                 notes: reason ? [...suggestion.notes, `AI: ${reason}`] : suggestion.notes,
                 next_call: {
@@ -145,6 +156,7 @@ export function registerFindEndpoint(server: McpServer, deps: ToolDeps, ctx: Req
                     provider: suggestion.endpoint.provider,
                     path: suggestion.endpoint.path,
                     params: suggestion.params,
+                    ...(suggestion.body ? { body: suggestion.body } : {}),
                   },
                 },
               }
@@ -168,6 +180,14 @@ export function registerFindEndpoint(server: McpServer, deps: ToolDeps, ctx: Req
  * An AI proposal is used only when it names an allowlisted endpoint (of the requested provider) and every value
  * it gives passes the catalogue; required values it leaves out are reported as missing, like keyword ones.
  */
+/** The providers of the key's plan, from its description (free); undefined when it cannot be read. */
+async function keyProviders(deps: ToolDeps, ctx: RequestContext): Promise<ProviderId[] | undefined> {
+  const described = await decide(deps, ctx, 'describe');
+  if (!described.ok || !described.description) return undefined;
+  const providers = described.description.providers.filter(isProviderId);
+  return providers.length > 0 ? providers : undefined;
+}
+
 export function acceptAi(ai: AiSuggestion, providers?: readonly ProviderId[]): Suggestion | undefined {
   if (!isProviderId(ai.provider) || (providers && !providers.includes(ai.provider))) return undefined;
   const endpoint = findEndpoint(ai.provider, ai.path);

@@ -94,12 +94,22 @@ export function registerListEndpoints(server: McpServer, deps: ToolDeps, ctx: Re
             remaining: verdict.quota.remaining,
             resets_at: nextMonthStart(now),
           },
-          next_step:
-            endpoints.length === 0
-              ? 'This key has no callable endpoints yet.'
-              : 'Most questions start with /v1.3/oauth2/advertiser/get/ (the advertiser ids), then a report or a ' +
-                'list endpoint. Use find_endpoint for a question in plain words, describe_endpoint for parameters.',
+          next_step: nextStep(providers),
         });
       }),
+  );
+}
+
+/** Where each of the key's providers starts (its catalogue's startingPoint), then the usual tools. */
+export function nextStep(providers: readonly ProviderSpec[]): string {
+  const open = providers.filter((spec) => spec.endpoints.length > 0);
+  if (open.length === 0) return 'This key has no callable endpoints yet.';
+  const starts = open.map((spec) => {
+    const start = spec.endpoints.find((endpoint) => endpoint.path === spec.startingPoint);
+    return `${spec.id}: ${spec.startingPoint}${start ? ` (${start.title.toLowerCase()})` : ''}`;
+  });
+  return (
+    `Most questions start with the provider's starting endpoint (${starts.join('; ')}), then a report, search or ` +
+    'list endpoint. Use find_endpoint for a question in plain words, describe_endpoint for parameters.'
   );
 }
