@@ -29,6 +29,11 @@ export interface ClusterSecrets {
   /** The gateway's video-shop app at the sandbox. */
   shopAppKey: string;
   shopAppSecret: string;
+  /** The gateway's three marketplace apps at the sandbox, by provider id. */
+  marketplaceApps: Record<
+    'marketplace' | 'marketplace-ads' | 'marketplace-affiliate',
+    { partnerId: string; partnerKey: string }
+  >;
   credentialsKeys: string;
   credentialsActiveKeyId: string;
 }
@@ -78,6 +83,11 @@ export async function startGatewayCluster(options: GatewayClusterOptions): Promi
     appSecret: randomBytes(20).toString('hex'),
     shopAppKey: `6${randomBytes(6).toString('hex')}`,
     shopAppSecret: randomBytes(20).toString('hex'),
+    marketplaceApps: {
+      marketplace: { partnerId: '2101001', partnerKey: randomBytes(32).toString('hex') },
+      'marketplace-ads': { partnerId: '2101002', partnerKey: randomBytes(32).toString('hex') },
+      'marketplace-affiliate': { partnerId: '2101003', partnerKey: randomBytes(32).toString('hex') },
+    },
     credentialsKeys: `k${tag}:${randomBytes(32).toString('base64')}`,
     credentialsActiveKeyId: `k${tag}`,
   };
@@ -118,10 +128,27 @@ export async function startGatewayCluster(options: GatewayClusterOptions): Promi
         SANDBOX_VIDEO_SHOP_APP_KEY: secrets.shopAppKey,
         SANDBOX_VIDEO_SHOP_APP_SECRET: secrets.shopAppSecret,
         SANDBOX_VIDEO_SHOP_APP_QPS: '0',
+        SANDBOX_MARKETPLACE_SELLER_PARTNER_ID: secrets.marketplaceApps.marketplace.partnerId,
+        SANDBOX_MARKETPLACE_SELLER_PARTNER_KEY: secrets.marketplaceApps.marketplace.partnerKey,
+        SANDBOX_MARKETPLACE_ADS_PARTNER_ID: secrets.marketplaceApps['marketplace-ads'].partnerId,
+        SANDBOX_MARKETPLACE_ADS_PARTNER_KEY: secrets.marketplaceApps['marketplace-ads'].partnerKey,
+        SANDBOX_MARKETPLACE_AFFILIATE_PARTNER_ID: secrets.marketplaceApps['marketplace-affiliate'].partnerId,
+        SANDBOX_MARKETPLACE_AFFILIATE_PARTNER_KEY: secrets.marketplaceApps['marketplace-affiliate'].partnerKey,
+        SANDBOX_MARKETPLACE_APP_QPS: '0',
         ...options.sandboxEnv,
       },
       [],
     );
+    // The gateway's side of the three marketplace apps (provider-proxy and portal-api read the same variables).
+    const marketplaceEnv = {
+      MARKETPLACE_BASE_URL: `${sandbox.url}/marketplace`,
+      MARKETPLACE_PARTNER_ID: secrets.marketplaceApps.marketplace.partnerId,
+      MARKETPLACE_PARTNER_KEY: secrets.marketplaceApps.marketplace.partnerKey,
+      MARKETPLACE_ADS_PARTNER_ID: secrets.marketplaceApps['marketplace-ads'].partnerId,
+      MARKETPLACE_ADS_PARTNER_KEY: secrets.marketplaceApps['marketplace-ads'].partnerKey,
+      MARKETPLACE_AFFILIATE_PARTNER_ID: secrets.marketplaceApps['marketplace-affiliate'].partnerId,
+      MARKETPLACE_AFFILIATE_PARTNER_KEY: secrets.marketplaceApps['marketplace-affiliate'].partnerKey,
+    };
     const proxies: RunningService[] = [];
     const startProxy = async (extraEnv: Record<string, string> = {}) => {
       const started = await launch(
@@ -141,6 +168,10 @@ export async function startGatewayCluster(options: GatewayClusterOptions): Promi
           VIDEO_SHOP_APP_KEY: secrets.shopAppKey,
           VIDEO_SHOP_APP_SECRET: secrets.shopAppSecret,
           VIDEO_SHOP_APP_QPS: '0',
+          ...marketplaceEnv,
+          MARKETPLACE_APP_QPS: '0',
+          MARKETPLACE_ADS_APP_QPS: '0',
+          MARKETPLACE_AFFILIATE_APP_QPS: '0',
           GRPC_PORT: '0',
           HTTP_PORT: '0',
           ...options.proxyEnv,
@@ -223,6 +254,7 @@ export async function startGatewayCluster(options: GatewayClusterOptions): Promi
             VIDEO_SHOP_AUTH_URL: `${sandbox.url}/video-shop-auth`,
             VIDEO_SHOP_APP_KEY: secrets.shopAppKey,
             VIDEO_SHOP_APP_SECRET: secrets.shopAppSecret,
+            ...marketplaceEnv,
             ...(edges[0] ? { REST_BASE_URL: edges[0].url } : {}),
             ...(mcps[0] ? { MCP_URL: `${mcps[0].url}/mcp` } : {}),
             ...sharedEnv,

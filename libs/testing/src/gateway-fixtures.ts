@@ -139,6 +139,55 @@ export class GatewayFixtures {
     };
   }
 
+  /**
+   * A connection of one marketplace app for one sandbox shop, with the token pair the sandbox really issued, as
+   * the portal's grant flow stores it (the shop id as attribute and as the external account id).
+   */
+  async marketplaceConnection(
+    customerId: string,
+    provider: 'marketplace' | 'marketplace-ads' | 'marketplace-affiliate',
+    shopIndex = 0,
+  ): Promise<{ accountId: string; shopId: string; accessToken: string; refreshToken: string }> {
+    const sandbox = this.cluster.sandbox.url;
+    const listing = (await (await fetch(`${sandbox}/_sandbox/marketplace/shops`)).json()) as {
+      shops: { shop_id: number }[];
+    };
+    const shopId = listing.shops[shopIndex % listing.shops.length]!.shop_id;
+    const minted = (await (
+      await fetch(`${sandbox}/_sandbox/marketplace/grants`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          partner_id: Number(this.cluster.secrets.marketplaceApps[provider].partnerId),
+          shop_id: shopId,
+        }),
+      })
+    ).json()) as {
+      access_token: string;
+      refresh_token: string;
+      access_token_expires_at: number;
+      refresh_token_expires_at: number;
+    };
+    const connection = await this.store.connections.create({
+      customer_id: customerId,
+      provider,
+      external_account_ids: [String(shopId)],
+      credentials: {
+        access_token: minted.access_token,
+        refresh_token: minted.refresh_token,
+        access_token_expires_at: new Date(minted.access_token_expires_at * 1000).toISOString(),
+        refresh_token_expires_at: new Date(minted.refresh_token_expires_at * 1000).toISOString(),
+        attributes: { shop_id: String(shopId) },
+      },
+    });
+    return {
+      accountId: connection.account_id,
+      shopId: String(shopId),
+      accessToken: minted.access_token,
+      refreshToken: minted.refresh_token,
+    };
+  }
+
   /** A connection of another provider (no platform behind it; enough for account checks). */
   async otherConnection(customerId: string, provider: ProviderId): Promise<string> {
     const connection = await this.store.connections.create({

@@ -14,6 +14,7 @@ import { apiError, envelope, RequestIdFactory, VideoAdsCode, type ApiResult } fr
 import { ReportCache } from './video-ads/report/report.engine';
 import { OPEN_API_PREFIX, VideoAdsApi } from './video-ads/video-ads.api';
 import { createVideoShopModule } from './video-shop/video-shop.module';
+import { createMarketplaceModule } from './marketplace/marketplace.module';
 
 export interface SandboxDependencies {
   /** Milliseconds since the epoch; tests move it to expire auth codes or step over the QPS window. */
@@ -56,7 +57,10 @@ export function createSandboxServer(config: SandboxConfig, deps: SandboxDependen
   );
   const portal = new PortalApi(grants);
   // Further platforms register here: each owns its path prefixes and, in test/dev, /_sandbox/<prefix> routes.
-  const modules: PlatformModule[] = [createVideoShopModule(config, { now, logger })];
+  const modules: PlatformModule[] = [
+    createVideoShopModule(config, { now, logger }),
+    createMarketplaceModule(config, { now, logger }),
+  ];
   const controlOn = config.NODE_ENV === 'test' || config.NODE_ENV === 'development';
   const requestLog = controlOn ? new RequestLog(config.SANDBOX_REQUEST_LOG_LIMIT, now) : undefined;
   const moduleControls = modules.flatMap((platform) => (platform.control ? [platform.control] : []));

@@ -56,7 +56,7 @@ export const MARKETPLACE_AFFILIATE_ENDPOINTS: readonly EndpointSpec[] = [
       {
         name: 'order_type',
         type: 'enum',
-        required: false,
+        required: true,
         values: ['ConfirmedOrder', 'PlacedOrder'],
         description: 'Which orders count.',
         example: 'ConfirmedOrder',
@@ -64,7 +64,7 @@ export const MARKETPLACE_AFFILIATE_ENDPOINTS: readonly EndpointSpec[] = [
       {
         name: 'channel',
         type: 'enum',
-        required: false,
+        required: true,
         values: ['AllChannel', 'SocialMedia', 'ShopeeVideo', 'LiveStreaming'],
         description: 'Affiliate channel.',
         example: 'AllChannel',

@@ -1,0 +1,98 @@
+import { z } from 'zod';
+import type { ControlReply } from '../control/control.handler';
+import type { ModuleControl } from '../platform-modules';
+import type { MarketGrantStore } from './auth/market-grant.store';
+import { findMarketShop, MARKET_SHOPS } from './sandbox-shops';
+
+const GrantBody = z.object({ partner_id: z.number().int(), shop_id: z.number().int() }).strict();
+
+const RevokeBody = z.union([
+  z.object({ partner_id: z.number().int(), shop_id: z.number().int() }).strict(),
+  z.object({ access_token: z.string().min(1) }).strict(),
+  z.object({ refresh_token: z.string().min(1) }).strict(),
+]);
+
+function badRequest(message: string): ControlReply {
+  return { status: 400, payload: { error: message } };
+}
+
+function parseJson(body: string): unknown {
+  try {
+    return body.trim() === '' ? {} : JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Test/dev routes under /_sandbox/marketplace: mint a grant of one shop to one app without the browser,
+ * cancel a grant as the seller would, and list the shops and the three apps.
+ */
+export function marketplaceControl(store: MarketGrantStore, now: () => number): ModuleControl {
+  function mint(body: string): ControlReply {
+    const parsed = GrantBody.safeParse(parseJson(body));
+    if (!parsed.success) return badRequest('body must be {"partner_id": <number>, "shop_id": <number>}');
+    const app = store.findApp(parsed.data.partner_id);
+    if (!app) return badRequest(`unknown partner_id ${parsed.data.partner_id}`);
+    const shop = findMarketShop(parsed.data.shop_id);
+    if (!shop) return badRequest(`unknown shop_id ${parsed.data.shop_id}`);
+    const pair = store.mint(app.partner_id, shop.shop_id);
+    return {
+      status: 201,
+      payload: {
+        partner_id: app.partner_id,
+        app_type: app.type,
+        shop_id: shop.shop_id,
+        access_token: pair.access_token,
+        refresh_token: pair.refresh_token,
+        expire_in: Math.floor((pair.access_expires_at - now()) / 1000),
+        access_token_expires_at: Math.floor(pair.access_expires_at / 1000),
+        refresh_token_expires_at: Math.floor(pair.refresh_expires_at / 1000),
+        shop,
+      },
+    };
+  }
+
+  function revoke(body: string): ControlReply {
+    const parsed = RevokeBody.safeParse(parseJson(body));
+    if (!parsed.success) {
+      return badRequest(
+        'body must be {"partner_id": <number>, "shop_id": <number>}, {"access_token": "..."} or {"refresh_token": "..."}',
+      );
+    }
+    const target = parsed.data;
+    const revoked =
+      'access_token' in target
+        ? store.revokeByAccessToken(target.access_token)
+        : 'refresh_token' in target
+          ? store.revokeByRefreshToken(target.refresh_token)
+          : store.revokeShop(target.partner_id, target.shop_id);
+    return { status: 200, payload: { revoked } };
+  }
+
+  function shops(): ControlReply {
+    return {
+      status: 200,
+      payload: {
+        apps: store.apps.map((app) => ({ partner_id: app.partner_id, app_type: app.type, name: app.name })),
+        shops: MARKET_SHOPS,
+      },
+    };
+  }
+
+  return {
+    prefix: 'marketplace',
+    handle(method, path, _query, body) {
+      switch (`${method} ${path}`) {
+        case 'POST /grants':
+          return mint(body);
+        case 'POST /revoke':
+          return revoke(body);
+        case 'GET /shops':
+          return shops();
+        default:
+          return { status: 404, payload: { error: `no control route ${method} /_sandbox/marketplace${path}` } };
+      }
+    },
+  };
+}

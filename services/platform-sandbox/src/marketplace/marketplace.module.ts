@@ -1,0 +1,85 @@
+import type { Logger } from '@gateway/telemetry';
+import type { SandboxConfig } from '../config';
+import { AppQpsLimiter } from '../grants/app-qps.limiter';
+import type { ModuleReply, PlatformModule } from '../platform-modules';
+import { AUTH_PARTNER_PATH, MarketAuthorizeFlow } from './auth/authorize.handler';
+import { MarketGrantStore, type MarketApp } from './auth/market-grant.store';
+import { MarketWorld } from './data/market-data.generator';
+import { envelope, MARKET_MESSAGES, MarketError, marketError, newRequestId, type MarketResult } from './envelope';
+import { MARKETPLACE_PREFIX, MarketplaceApi } from './marketplace.api';
+import { marketplaceControl } from './marketplace.control';
+
+/** The three partner apps of the gateway at the platform, from config. */
+export function marketApps(config: SandboxConfig): MarketApp[] {
+  return [
+    {
+      partner_id: Number(config.SANDBOX_MARKETPLACE_SELLER_PARTNER_ID),
+      partner_key: config.SANDBOX_MARKETPLACE_SELLER_PARTNER_KEY,
+      type: 'seller',
+      name: 'Data Gateway (seller)',
+    },
+    {
+      partner_id: Number(config.SANDBOX_MARKETPLACE_ADS_PARTNER_ID),
+      partner_key: config.SANDBOX_MARKETPLACE_ADS_PARTNER_KEY,
+      type: 'ads',
+      name: 'Data Gateway (ads)',
+    },
+    {
+      partner_id: Number(config.SANDBOX_MARKETPLACE_AFFILIATE_PARTNER_ID),
+      partner_key: config.SANDBOX_MARKETPLACE_AFFILIATE_PARTNER_KEY,
+      type: 'affiliate',
+      name: 'Data Gateway (affiliate)',
+    },
+  ];
+}
+
+/** marketplace = Shopee Open Platform v2: host partner.shopeemobile.com mounted at /marketplace. */
+export function createMarketplaceModule(
+  config: SandboxConfig,
+  deps: { now: () => number; logger?: Logger },
+): PlatformModule {
+  const { now, logger } = deps;
+  const store = new MarketGrantStore(marketApps(config), now, {
+    authCodeMs: config.SANDBOX_MARKETPLACE_AUTH_CODE_TTL_MS,
+    accessMs: config.SANDBOX_MARKETPLACE_ACCESS_TOKEN_TTL_MS,
+    refreshMs: config.SANDBOX_MARKETPLACE_REFRESH_TOKEN_TTL_MS,
+  });
+  const api = new MarketplaceApi(
+    store,
+    { world: new MarketWorld(now), now },
+    new AppQpsLimiter(config.SANDBOX_MARKETPLACE_APP_QPS, now),
+  );
+  const authorize = new MarketAuthorizeFlow(
+    api,
+    store,
+    {
+      formAction: `${MARKETPLACE_PREFIX}${AUTH_PARTNER_PATH}`,
+      redirectPrefixes: config.SANDBOX_MARKETPLACE_REDIRECT_URIS,
+      ticketMs: config.SANDBOX_MARKETPLACE_AUTH_CODE_TTL_MS,
+    },
+    now,
+  );
+
+  const answer = (result: MarketResult): ModuleReply => {
+    const { status, payload } = envelope(result, newRequestId());
+    return { kind: 'json', status, payload };
+  };
+
+  return {
+    name: 'marketplace',
+    prefixes: [MARKETPLACE_PREFIX],
+    control: marketplaceControl(store, now),
+    handle(request) {
+      const path = request.path.slice(MARKETPLACE_PREFIX.length);
+      if (path === AUTH_PARTNER_PATH && (request.method === 'GET' || request.method === 'POST')) {
+        return authorize.handle(request.method, request.query, request.body);
+      }
+      try {
+        return answer(api.handle(request.method, path, request.query, request.body));
+      } catch (error) {
+        logger?.error({ err: error, path: request.path }, 'marketplace handler failed');
+        return answer(marketError(MarketError.SERVER, MARKET_MESSAGES.server));
+      }
+    },
+  };
+}
