@@ -13,6 +13,16 @@ let edge: string;
 let mongoUri: string;
 
 const ADVERTISERS = '/v1/video-ads/v1.3/oauth2/advertiser/get/';
+const MARKET_AUTH = '/marketplace/api/v2/shop/auth_partner';
+const MARKETPLACE_APPS = ['marketplace', 'marketplace-ads', 'marketplace-affiliate'] as const;
+type MarketplaceProvider = (typeof MARKETPLACE_APPS)[number];
+/** One read of each app, answered by that app only (another app's path is 403 path_not_allowed). */
+const MARKETPLACE_READS: Record<MarketplaceProvider, string> = {
+  marketplace: '/v1/marketplace/api/v2/shop/get_shop_info',
+  'marketplace-ads': '/v1/marketplace-ads/api/v2/ads/get_total_balance',
+  'marketplace-affiliate':
+    '/v1/marketplace-affiliate/api/v2/ams/get_performance_data_update_time?marker_type=AmsMarker',
+};
 const PASSWORD = 'correct horse battery staple';
 
 beforeAll(async () => {
@@ -170,6 +180,36 @@ class PortalClient {
     });
     expect(consent.status).toBe(302);
     return this.followCallback(new URL(consent.headers.get('location')!));
+  }
+
+  /**
+   * The same for one marketplace app: the shop owner picks a shop on the sandbox's signed authorization page of
+   * that app and confirms; the platform comes back to the callback with code and shop_id.
+   */
+  async connectMarketplace(provider: MarketplaceProvider, path = '/api/connections/grants', shopIndex = 0) {
+    const started = await this.call<{ authorization_url: string }>(
+      'POST',
+      path,
+      path.endsWith('/grants') ? { provider } : undefined,
+    );
+    expect(started.status).toBe(201);
+    const authorize = new URL(started.body.authorization_url);
+    expect(`${authorize.origin}${authorize.pathname}`).toBe(`${cluster.sandbox.url}${MARKET_AUTH}`);
+    expect(authorize.searchParams.get('partner_id')).toBe(cluster.secrets.marketplaceApps[provider].partnerId);
+    const page = await fetch(authorize);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    const shopIds = [...html.matchAll(/name="shop_id" value="([^"]+)"/g)].map((m) => m[1]!);
+    const ticket = /name="ticket" value="([^"]+)"/.exec(html)![1]!;
+    const consent = await fetch(`${cluster.sandbox.url}${MARKET_AUTH}`, {
+      method: 'POST',
+      body: new URLSearchParams({ ticket, shop_id: shopIds[shopIndex % shopIds.length]!, action: 'authorize' }),
+      redirect: 'manual',
+    });
+    expect(consent.status).toBe(302);
+    const callback = new URL(consent.headers.get('location')!);
+    expect(callback.searchParams.get('shop_id')).toBe(shopIds[shopIndex % shopIds.length]);
+    return this.followCallback(callback);
   }
 
   async followCallback(callback: URL): Promise<URL> {
@@ -435,11 +475,17 @@ describe('portal-api - video-shop grants', () => {
     return answer.sellers;
   }
 
-  it('lists video-shop as grantable next to video-ads', async () => {
+  it('lists video-shop as grantable next to video-ads and the three marketplace apps', async () => {
     const client = new PortalClient();
     await client.signUp();
     const list = await client.call<{ grantable_providers: string[] }>('GET', '/api/connections');
-    expect(list.body.grantable_providers).toEqual(['video-ads', 'video-shop']);
+    expect(list.body.grantable_providers).toEqual([
+      'video-ads',
+      'video-shop',
+      'marketplace',
+      'marketplace-ads',
+      'marketplace-affiliate',
+    ]);
   });
 
   it('makes one connection per shop of the seller, with its cipher, and the account ids work on REST', async () => {
@@ -534,6 +580,163 @@ describe('portal-api - video-shop grants', () => {
     expect(back.searchParams.get('error')).toBe('connection_limit_reached');
     expect(back.searchParams.get('connected')!.split(',')).toHaveLength(2);
     expect((await client.call<Connections>('GET', '/api/connections')).body.used).toBe(3);
+  });
+});
+
+describe('portal-api - marketplace grants', () => {
+  type Connections = {
+    connections: { account_id: string; provider: string; status: string; external_account_ids: string[] }[];
+    used: number;
+    allowance: number;
+  };
+
+  /** A marketplace read with a key and an account id: the HTTP status and the envelope's `error`. */
+  async function marketRead(secret: string, accountId: string, provider: MarketplaceProvider) {
+    const response = await fetch(`${edge}${MARKETPLACE_READS[provider]}`, {
+      headers: { 'X-API-Key': secret, 'X-Account-Id': accountId },
+    });
+    const body = (await response.json()) as { error?: unknown; code?: unknown };
+    return { status: response.status, error: body.error ?? body.code };
+  }
+
+  it('makes one shop granted to the three apps three connections with three account ids and one shop id', async () => {
+    const client = new PortalClient();
+    await client.signUp();
+    const accountIds: Record<string, string> = {};
+    for (const provider of MARKETPLACE_APPS) {
+      const back = await client.connectMarketplace(provider);
+      expect(back.pathname).toBe('/connections');
+      expect(back.searchParams.get('error')).toBeNull();
+      expect(back.searchParams.get('regranted')).toBeNull();
+      accountIds[provider] = back.searchParams.get('connected')!;
+      expect(accountIds[provider]).toMatch(/^acct_[0-9A-Za-z]{20}$/);
+    }
+    expect(new Set(Object.values(accountIds)).size).toBe(3);
+
+    const list = await client.call<Connections>('GET', '/api/connections');
+    expect({ used: list.body.used, allowance: list.body.allowance }).toEqual({ used: 3, allowance: 3 });
+    expect(list.body.connections.map((c) => [c.provider, c.account_id, c.status]).sort()).toEqual(
+      MARKETPLACE_APPS.map((provider) => [provider, accountIds[provider], 'active']).sort(),
+    );
+    const shopIds = new Set(list.body.connections.map((c) => c.external_account_ids.join(',')));
+    expect(shopIds.size).toBe(1);
+    const [shopId] = [...shopIds];
+    expect(shopId).toMatch(/^\d+$/);
+    for (const provider of MARKETPLACE_APPS) {
+      expect(await fixtures.store.connections.loadCredentials(accountIds[provider]!)).toMatchObject({
+        access_token: expect.stringMatching(/^[0-9a-f]{32}$/),
+        refresh_token: expect.any(String),
+        access_token_expires_at: expect.any(String),
+        refresh_token_expires_at: expect.any(String),
+        attributes: { shop_id: shopId },
+      });
+    }
+
+    // One portal key holding the three providers; each account id answers on REST through its own app.
+    const created = await client.call<{ secret: string }>('POST', '/api/keys', {
+      name: 'marketplace',
+      providers: [...MARKETPLACE_APPS],
+      account_ids: Object.values(accountIds),
+    });
+    expect(created.status).toBe(201);
+    for (const provider of MARKETPLACE_APPS) {
+      expect({ provider, ...(await marketRead(created.body.secret, accountIds[provider]!, provider)) }).toEqual({
+        provider,
+        status: 200,
+        error: '',
+      });
+    }
+
+    // A re-grant of one app keeps its account id; another shop on the platform's page does not renew it.
+    const ads = accountIds['marketplace-ads']!;
+    const wrong = await client.connectMarketplace('marketplace-ads', `/api/connections/${ads}/regrant`, 1);
+    expect(wrong.searchParams.get('error')).toBe('other_account');
+    expect(wrong.searchParams.get('connected')).toBeNull();
+    const back = await client.connectMarketplace('marketplace-ads', `/api/connections/${ads}/regrant`, 0);
+    expect(back.searchParams.get('connected')).toBe(ads);
+    expect(back.searchParams.get('regranted')).toBe('1');
+    expect(await marketRead(created.body.secret, ads, 'marketplace-ads')).toEqual({ status: 200, error: '' });
+    const after = await client.call<Connections>('GET', '/api/connections');
+    expect(after.body.used).toBe(3);
+    expect(after.body.connections.map((c) => c.account_id).sort()).toEqual(Object.values(accountIds).sort());
+  });
+
+  it('marks a shop needs_regrant after the owner revokes one app, and a re-grant restores the same account id', async () => {
+    const client = new PortalClient();
+    await client.signUp();
+    const accountId = (await client.connectMarketplace('marketplace')).searchParams.get('connected')!;
+    const created = await client.call<{ secret: string }>('POST', '/api/keys', {
+      name: 'revoked marketplace',
+      providers: ['marketplace'],
+      account_ids: [accountId],
+    });
+    expect(await marketRead(created.body.secret, accountId, 'marketplace')).toEqual({ status: 200, error: '' });
+    const connection = await fixtures.store.connections.findByAccountId(accountId);
+    const revoked = await fetch(`${cluster.sandbox.url}/_sandbox/marketplace/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        partner_id: Number(cluster.secrets.marketplaceApps.marketplace.partnerId),
+        shop_id: Number(connection!.external_account_ids[0]),
+      }),
+    });
+    expect(revoked.status).toBe(200);
+    expect(await marketRead(created.body.secret, accountId, 'marketplace')).toEqual({
+      status: 409,
+      error: 'connection_needs_regrant',
+    });
+
+    // Connecting the same app and shop again (not from the connection) renews it too, with the same id.
+    const again = await client.connectMarketplace('marketplace');
+    expect(again.searchParams.get('connected')).toBe(accountId);
+    expect(again.searchParams.get('regranted')).toBe('1');
+    expect(await marketRead(created.body.secret, accountId, 'marketplace')).toEqual({ status: 200, error: '' });
+    const list = await client.call<Connections>('GET', '/api/connections');
+    expect(list.body.connections.map((c) => [c.account_id, c.status])).toEqual([[accountId, 'active']]);
+  });
+
+  it('counts each app against the allowance: a trial plan with one connection refuses the third new one', async () => {
+    const client = new PortalClient();
+    const { customerId, email } = await client.signUp();
+    await fixtures.otherConnection(customerId, 'video-ads');
+    expect((await client.connectMarketplace('marketplace')).searchParams.get('connected')).toMatch(/^acct_/);
+
+    // Two sessions of the customer start the last two apps while one connection is still free.
+    const second = new PortalClient();
+    expect((await second.call('POST', '/api/auth/sign-in', { email, password: PASSWORD })).status).toBe(200);
+    const pending = await second.call<{ authorization_url: string }>('POST', '/api/connections/grants', {
+      provider: 'marketplace-affiliate',
+    });
+    expect(pending.status).toBe(201);
+    expect((await client.connectMarketplace('marketplace-ads')).searchParams.get('connected')).toMatch(/^acct_/);
+
+    // The allowance is full: a new grant does not start, and the one started earlier does not complete.
+    const refused = await client.call<{ code: string; allowance: number; used: number }>(
+      'POST',
+      '/api/connections/grants',
+      { provider: 'marketplace-affiliate' },
+    );
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ code: 'connection_limit_reached', allowance: 3, used: 3 });
+    const authorize = new URL(pending.body.authorization_url);
+    const html = await (await fetch(authorize)).text();
+    const consent = await fetch(`${cluster.sandbox.url}${MARKET_AUTH}`, {
+      method: 'POST',
+      body: new URLSearchParams({
+        ticket: /name="ticket" value="([^"]+)"/.exec(html)![1]!,
+        shop_id: /name="shop_id" value="([^"]+)"/.exec(html)![1]!,
+        action: 'authorize',
+      }),
+      redirect: 'manual',
+    });
+    const late = await second.followCallback(new URL(consent.headers.get('location')!));
+    expect(late.searchParams.get('error')).toBe('connection_limit_reached');
+    expect(late.searchParams.get('connected')).toBeNull();
+    const list = await client.call<Connections>('GET', '/api/connections');
+    expect(list.body.used).toBe(3);
+    expect(list.body.connections.map((c) => c.provider).sort()).toEqual(
+      ['marketplace', 'marketplace-ads', 'video-ads'].sort(),
+    );
   });
 });
 

@@ -7,7 +7,8 @@ import { testDatabaseUri, testNatsUrl } from './harness';
 /**
  * The acceptance flow of the key portal in a real browser (Debian's chromium driven by playwright-core, headless):
  * sign up, connect video-ads through the sandbox's authorization page, create a key and copy it once, call the
- * REST gateway with it, see usage rise on the chart, rotate it (old key refused), revoke it.
+ * REST gateway with it, see usage rise on the chart, rotate it (old key refused), revoke it; one marketplace shop
+ * granted to the three apps shows as three connections.
  */
 const CHROMIUM = '/usr/bin/chromium';
 const ADVERTISERS = '/v1/video-ads/v1.3/oauth2/advertiser/get/';
@@ -188,6 +189,70 @@ describeWithChromium('portal in a browser', () => {
       expect(await row.getByTestId('needs-regrant-help').count()).toBe(0);
     } finally {
       await shopContext.close();
+    }
+  }, 120_000);
+
+  it('shows one shop granted to the three marketplace apps as three connections with one shop id', async () => {
+    const marketContext = await browser.newContext();
+    const marketPage = await marketContext.newPage();
+    try {
+      await marketPage.goto(`${portal}/sign-up`);
+      await marketPage.getByLabel('Name').fill('Marketplace Tester');
+      await marketPage.getByLabel('Email').fill(`m-${randomBytes(4).toString('hex')}@example.test`);
+      await marketPage.getByLabel('Password').fill('a long enough passphrase');
+      await marketPage.getByRole('button', { name: 'Create account' }).click();
+      await marketPage.waitForURL(`${portal}/connections`);
+
+      // Each app is offered on its own; the shop owner approves the same (first) shop on each app's page.
+      const apps = [
+        ['marketplace', 'Marketplace (seller app)'],
+        ['marketplace-ads', 'Marketplace ads'],
+        ['marketplace-affiliate', 'Marketplace affiliate'],
+      ] as const;
+      const accountIds: string[] = [];
+      for (const [provider, label] of apps) {
+        await marketPage.getByRole('button', { name: `Connect ${label}`, exact: true }).click();
+        await marketPage.waitForURL((url) =>
+          url.toString().startsWith(`${cluster.sandbox.url}/marketplace/api/v2/shop/auth_partner`),
+        );
+        expect(new URL(marketPage.url()).searchParams.get('partner_id')).toBe(
+          cluster.secrets.marketplaceApps[provider].partnerId,
+        );
+        await marketPage.locator('input[name="shop_id"]').first().check();
+        await marketPage.getByRole('button', { name: 'Confirm Authorization' }).click();
+        await marketPage.waitForURL(
+          (url) =>
+            url.pathname === '/connections' &&
+            url.searchParams.has('connected') &&
+            !accountIds.includes(url.searchParams.get('connected')!),
+        );
+        const accountId = new URL(marketPage.url()).searchParams.get('connected')!;
+        expect(accountId).toMatch(/^acct_/);
+        accountIds.push(accountId);
+        await marketPage.locator(`tr[data-account-id="${accountId}"]`).waitFor();
+      }
+      expect(new Set(accountIds).size).toBe(3);
+
+      // The connections page: three rows, three account ids, the three apps by name, one shop id.
+      await marketPage.goto(`${portal}/connections`);
+      const rows = marketPage.locator('table[data-testid="connections"] tbody tr');
+      await rows.nth(2).waitFor();
+      expect(await rows.count()).toBe(3);
+      const cells = await rows.evaluateAll((trs) =>
+        trs.map((tr) => ({
+          accountId: tr.getAttribute('data-account-id'),
+          cells: [...tr.querySelectorAll('td')].map((td) => td.textContent ?? ''),
+        })),
+      );
+      expect(cells.map((row) => row.accountId).sort()).toEqual([...accountIds].sort());
+      expect(cells.map((row) => row.cells[0]).sort()).toEqual([...accountIds].sort());
+      expect(cells.map((row) => row.cells[1]).sort()).toEqual(apps.map(([, label]) => label).sort());
+      const shopIds = new Set(cells.map((row) => row.cells[2]));
+      expect(shopIds.size).toBe(1);
+      expect([...shopIds][0]).toMatch(/^\d+$/);
+      await marketPage.getByText('3 of 3 connections used on your plan.').waitFor();
+    } finally {
+      await marketContext.close();
     }
   }, 120_000);
 });

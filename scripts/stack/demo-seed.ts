@@ -25,22 +25,37 @@ export interface DemoIdentity {
 
 const DEMO_EMAIL = 'demo@example.com';
 
+/** The three marketplace partner apps: one platform, one grant each, so one shop is three connections. */
+export const MARKETPLACE_PROVIDERS = ['marketplace', 'marketplace-ads', 'marketplace-affiliate'] as const;
+export type MarketplaceProvider = (typeof MARKETPLACE_PROVIDERS)[number];
+
 /**
- * A demo customer on the trial plan with one connection per provider the stack serves, each granted through the
+ * The demo has five connections (video-ads, video-shop and one shop on each of the three marketplace apps): the
+ * trial plan allows 3 (DEFAULT_PLANS), growth 15, so the demo customer is on growth.
+ */
+const DEMO_PLAN = 'growth';
+
+/**
+ * A demo customer on the growth plan with one connection per provider the stack serves, each granted through the
  * sandbox's own flow: video-ads through the authorization page (auth_code -> token exchange), video-shop through
- * the sandbox's seeding route (token pair and shop ciphers; the portal has no video-shop grant yet), one shop. And
- * one key for both. Re-running keeps the customer, re-grants the connections (the sandbox forgets tokens when it
- * restarts; the account ids stay, spec 3) and keeps the key when it is still active, widened to both connections.
+ * the sandbox's seeding route (token pair and shop ciphers; the portal has no video-shop grant yet), one shop, and
+ * the first marketplace sandbox shop granted to each of the three marketplace apps through the sandbox's grant
+ * route (three connections, same shop id). And one key for all five. Re-running keeps the customer (moved to the
+ * growth plan if an older run made it a trial customer), re-grants the connections (the sandbox forgets tokens when
+ * it restarts; the account ids stay, spec 3) and keeps the key when it is still active, widened to every connection.
  */
 export async function seedDemo(
   store: Store,
-  sandbox: { videoAds: VideoAdsApp },
+  sandbox: { videoAds: VideoAdsApp; marketplacePartnerIds: Record<MarketplaceProvider, string> },
   previous?: Partial<DemoIdentity>,
 ): Promise<DemoIdentity> {
   await store.plans.seedDefaultPlans();
-  const customer =
-    (await store.customers.findByEmail(DEMO_EMAIL)) ??
-    (await store.customers.create({ name: 'Demo Customer', email: DEMO_EMAIL, plan: 'trial' }));
+  const found = await store.customers.findByEmail(DEMO_EMAIL);
+  const customer = found
+    ? found.plan === DEMO_PLAN
+      ? found
+      : ((await store.customers.setPlan(found.customer_id, DEMO_PLAN)) ?? found)
+    : await store.customers.create({ name: 'Demo Customer', email: DEMO_EMAIL, plan: DEMO_PLAN });
   const existing = await store.connections.listByCustomer(customer.customer_id);
   const upsert = async (
     provider: ProviderId,
@@ -69,6 +84,16 @@ export async function seedDemo(
     { provider: 'video-ads', account_id: ads.account_id },
     { provider: 'video-shop', account_id: shop.account_id },
   ];
+  const marketShopId = await firstMarketplaceShop(sandbox.videoAds.baseUrl);
+  for (const provider of MARKETPLACE_PROVIDERS) {
+    const grant = await mintMarketplaceGrant(
+      sandbox.videoAds.baseUrl,
+      sandbox.marketplacePartnerIds[provider],
+      marketShopId,
+    );
+    const connection = await upsert(provider, grant, [String(marketShopId)]);
+    accounts.push({ provider, account_id: connection.account_id });
+  }
   const accountIds = accounts.map((account) => account.account_id);
   const providers = accounts.map((account) => account.provider);
   const identity = (key: { key_id: string; account_ids: string[] }, apiKey: string): DemoIdentity => ({
@@ -136,6 +161,50 @@ async function mintVideoShopGrant(sandboxUrl: string): Promise<{
       refresh_token_expires_at: new Date(minted.refresh_token_expire_in * 1000).toISOString(),
       attributes: { shop_cipher: shop.cipher, shop_id: shop.id },
     },
+  };
+}
+
+/** The first of the marketplace sandbox's fixed shops (GET /_sandbox/marketplace/shops). */
+async function firstMarketplaceShop(sandboxUrl: string): Promise<number> {
+  const listing = (await (await fetch(new URL('/_sandbox/marketplace/shops', sandboxUrl))).json()) as {
+    shops?: { shop_id: number }[];
+  };
+  const shopId = listing.shops?.[0]?.shop_id;
+  if (shopId === undefined) throw new Error('the sandbox lists no marketplace shop to grant');
+  return shopId;
+}
+
+/**
+ * marketplace apps: the sandbox's grant route (POST /_sandbox/marketplace/grants) grants one shop to one app and
+ * answers the token pair; stored as the grant flow stores it (the shop id as attribute, libs/testing's
+ * marketplaceConnection).
+ */
+async function mintMarketplaceGrant(
+  sandboxUrl: string,
+  partnerId: string,
+  shopId: number,
+): Promise<CreateConnectionInput['credentials']> {
+  const response = await fetch(new URL('/_sandbox/marketplace/grants', sandboxUrl), {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ partner_id: Number(partnerId), shop_id: shopId }),
+  });
+  if (response.status !== 201) {
+    throw new Error(`the sandbox's marketplace grant for partner ${partnerId} answered ${response.status}`);
+  }
+  const minted = (await response.json()) as {
+    access_token: string;
+    refresh_token: string;
+    access_token_expires_at: number;
+    refresh_token_expires_at: number;
+  };
+  return {
+    access_token: minted.access_token,
+    refresh_token: minted.refresh_token,
+    // *_expires_at are unix seconds.
+    access_token_expires_at: new Date(minted.access_token_expires_at * 1000).toISOString(),
+    refresh_token_expires_at: new Date(minted.refresh_token_expires_at * 1000).toISOString(),
+    attributes: { shop_id: String(shopId) },
   };
 }
 

@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   const connections = demo.accounts
     .map(
       (account, index) =>
-        `${index === 0 ? '  Connections    ' : '                 '}${account.provider.padEnd(12)}${account.account_id}`,
+        `${index === 0 ? '  Connections    ' : '                 '}${account.provider.padEnd(23)}${account.account_id}`,
     )
     .join('\n');
   console.log(`
@@ -26,7 +26,7 @@ Data gateway is running.
   Sandbox        ${urls.sandbox}   (the platforms' stand-in)
   Metrics        ${urls.edge_metrics}  ${urls.mcp_metrics}  ${urls.quota_actor_metrics}  ${urls.provider_proxy_metrics}
 
-  Demo key       ${demo.api_key}   (two connections: send X-Account-Id with one of them)
+  Demo key       ${demo.api_key}   (${demo.accounts.length} connections: send X-Account-Id with one of them)
 ${connections}
 
   Try:  curl -H 'X-API-Key: ${demo.api_key}' ${urls.rest}/v1/me
@@ -34,6 +34,8 @@ ${connections}
           '${urls.rest}/v1/video-ads/v1.3/oauth2/advertiser/get/'
         curl -H 'X-API-Key: ${demo.api_key}' -H 'X-Account-Id: ${accountOf('video-shop')}' \\
           '${urls.rest}/v1/video-shop/authorization/202309/shops'
+        curl -H 'X-API-Key: ${demo.api_key}' -H 'X-Account-Id: ${accountOf('marketplace')}' \\
+          '${urls.rest}/v1/marketplace/api/v2/shop/get_shop_info'
         curl -H 'Authorization: Bearer ${demo.api_key}' -H 'Content-Type: application/json' \\
           -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"check_quota"}}' ${urls.mcp}
 

@@ -120,6 +120,13 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
         SANDBOX_VIDEO_SHOP_APP_KEY: secrets.videoShopAppKey,
         SANDBOX_VIDEO_SHOP_APP_SECRET: secrets.videoShopAppSecret,
         SANDBOX_VIDEO_SHOP_APP_QPS: appQps,
+        SANDBOX_MARKETPLACE_SELLER_PARTNER_ID: secrets.marketplacePartnerId,
+        SANDBOX_MARKETPLACE_SELLER_PARTNER_KEY: secrets.marketplacePartnerKey,
+        SANDBOX_MARKETPLACE_ADS_PARTNER_ID: secrets.marketplaceAdsPartnerId,
+        SANDBOX_MARKETPLACE_ADS_PARTNER_KEY: secrets.marketplaceAdsPartnerKey,
+        SANDBOX_MARKETPLACE_AFFILIATE_PARTNER_ID: secrets.marketplaceAffiliatePartnerId,
+        SANDBOX_MARKETPLACE_AFFILIATE_PARTNER_KEY: secrets.marketplaceAffiliatePartnerKey,
+        SANDBOX_MARKETPLACE_APP_QPS: appQps,
       },
       [],
     );
@@ -132,6 +139,14 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
       VIDEO_SHOP_AUTH_URL: `${sandbox.url}/video-shop-auth`,
       VIDEO_SHOP_APP_KEY: secrets.videoShopAppKey,
       VIDEO_SHOP_APP_SECRET: secrets.videoShopAppSecret,
+      // The three marketplace apps share one platform host (docs/providers.md).
+      MARKETPLACE_BASE_URL: `${sandbox.url}/marketplace`,
+      MARKETPLACE_PARTNER_ID: secrets.marketplacePartnerId,
+      MARKETPLACE_PARTNER_KEY: secrets.marketplacePartnerKey,
+      MARKETPLACE_ADS_PARTNER_ID: secrets.marketplaceAdsPartnerId,
+      MARKETPLACE_ADS_PARTNER_KEY: secrets.marketplaceAdsPartnerKey,
+      MARKETPLACE_AFFILIATE_PARTNER_ID: secrets.marketplaceAffiliatePartnerId,
+      MARKETPLACE_AFFILIATE_PARTNER_KEY: secrets.marketplaceAffiliatePartnerKey,
     };
     const proxy = await launch(
       'provider-proxy',
@@ -142,6 +157,9 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
         ...platformEnv,
         VIDEO_ADS_APP_QPS: appQps,
         VIDEO_SHOP_APP_QPS: appQps,
+        MARKETPLACE_APP_QPS: appQps,
+        MARKETPLACE_ADS_APP_QPS: appQps,
+        MARKETPLACE_AFFILIATE_APP_QPS: appQps,
         // Token renewals are single-flight across replicas through a lease in this KV bucket.
         NATS_URL: nats.url,
         RENEWAL_LEASE_BUCKET: renewalBucket,
@@ -210,7 +228,14 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
     try {
       demo = await seedDemo(
         store,
-        { videoAds: { baseUrl: sandbox.url, appId: secrets.videoAdsAppId, secret: secrets.videoAdsAppSecret } },
+        {
+          videoAds: { baseUrl: sandbox.url, appId: secrets.videoAdsAppId, secret: secrets.videoAdsAppSecret },
+          marketplacePartnerIds: {
+            marketplace: secrets.marketplacePartnerId,
+            'marketplace-ads': secrets.marketplaceAdsPartnerId,
+            'marketplace-affiliate': secrets.marketplaceAffiliatePartnerId,
+          },
+        },
         previous,
       );
     } finally {

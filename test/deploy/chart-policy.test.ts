@@ -380,6 +380,86 @@ describe('charts/gateway', () => {
     });
   });
 
+  it('wires the three marketplace apps: one shared host, each app optional, the sandbox with its own default apps', () => {
+    const envOf = (objects: Obj[], component: string) =>
+      new Map(
+        (named(objects, 'Deployment', component)!.spec.template.spec.containers[0].env as Obj[]).map((entry) => [
+          entry.name as string,
+          entry,
+        ]),
+      );
+    const apps = [
+      { prefix: 'MARKETPLACE', sandbox: 'SANDBOX_MARKETPLACE_SELLER', constant: 'DEV_MARKETPLACE_SELLER_KEY' },
+      { prefix: 'MARKETPLACE_ADS', sandbox: 'SANDBOX_MARKETPLACE_ADS', constant: 'DEV_MARKETPLACE_ADS_KEY' },
+      {
+        prefix: 'MARKETPLACE_AFFILIATE',
+        sandbox: 'SANDBOX_MARKETPLACE_AFFILIATE',
+        constant: 'DEV_MARKETPLACE_AFFILIATE_KEY',
+      },
+    ];
+    const production = render([
+      '--values',
+      join(chart, 'ci', 'minimal-values.yaml'),
+      '--set',
+      'components.portal-api.enabled=true',
+    ]);
+    for (const component of ['provider-proxy', 'portal-api']) {
+      const env = envOf(production, component);
+      expect(env.get('MARKETPLACE_BASE_URL')?.value).toBe('https://partner.shopeemobile.com');
+      for (const { prefix } of apps) {
+        for (const suffix of ['PARTNER_ID', 'PARTNER_KEY']) {
+          // optional: a platforms Secret without an app leaves that app unserved
+          expect(env.get(`${prefix}_${suffix}`)?.valueFrom?.secretKeyRef).toEqual({
+            name: 'gateway-platforms',
+            key: `${prefix}_${suffix}`,
+            optional: true,
+          });
+        }
+      }
+    }
+    const proxy = envOf(production, 'provider-proxy');
+    for (const { prefix } of apps) expect(proxy.get(`${prefix}_APP_QPS`)?.value).toBe('10');
+
+    const dev = render([
+      '--values',
+      join(chart, 'ci', 'dev-values.yaml'),
+      '--set',
+      'components.portal-api.enabled=true',
+    ]);
+    for (const component of ['provider-proxy', 'portal-api']) {
+      expect(envOf(dev, component).get('MARKETPLACE_BASE_URL')?.value).toBe(
+        'http://gateway-platform-sandbox:8080/marketplace',
+      );
+    }
+    const sandbox = envOf(dev, 'platform-sandbox');
+    // the dev Secret holds the sandbox's own default apps (services/platform-sandbox/src/config.ts)
+    const sandboxConfig = readFileSync(join(root, 'services', 'platform-sandbox', 'src', 'config.ts'), 'utf8');
+    const devPlatforms = kindsOf(dev, 'Secret').find((secret) => secret.metadata.name === 'gateway-dev-platforms')!;
+    for (const app of apps) {
+      for (const suffix of ['PARTNER_ID', 'PARTNER_KEY']) {
+        expect(sandbox.get(`${app.sandbox}_${suffix}`)?.valueFrom?.secretKeyRef?.key).toBe(`${app.prefix}_${suffix}`);
+      }
+      const partnerId = new RegExp(`${app.sandbox}_PARTNER_ID: partnerId\\('(\\d+)'\\)`).exec(sandboxConfig)?.[1];
+      const partnerKey = new RegExp(`const ${app.constant} = '([0-9a-f]+)'`).exec(sandboxConfig)?.[1];
+      expect(partnerId).toBeDefined();
+      expect(partnerKey).toBeDefined();
+      expect(devPlatforms.stringData).toMatchObject({
+        [`${app.prefix}_PARTNER_ID`]: partnerId,
+        [`${app.prefix}_PARTNER_KEY`]: partnerKey,
+      });
+    }
+
+    // the three apps share one host: entries that disagree are refused
+    expect(
+      renderError([
+        '--values',
+        join(chart, 'ci', 'minimal-values.yaml'),
+        '--set',
+        'providers.marketplace-ads.env.MARKETPLACE_BASE_URL=https://elsewhere.example',
+      ]),
+    ).toContain('providers.marketplace-ads.env.MARKETPLACE_BASE_URL ("https://elsewhere.example") differs');
+  });
+
   it('refuses the sandbox, dev Secrets and latest tags in production', () => {
     const minimal = ['--values', join(chart, 'ci', 'minimal-values.yaml')];
     expect(renderError([...minimal, '--set', 'components.platform-sandbox.enabled=true'])).toContain(

@@ -54,6 +54,18 @@ dev/demo profile, an Ingress host for a component that does not exist. Included 
 {{- $entry := index $.Values.secrets $secret -}}
 {{- $problems = append $problems (printf "secrets.%s.existingSecret is required by %s: create a Secret with the keys %s and name it there" $secret (join ", " (index $missing $secret)) (join ", " (values $entry.keys | sortAlpha))) -}}
 {{- end -}}
+{{- /* Providers that share a platform (the three marketplace apps) set the same variable: the values must agree. */ -}}
+{{- $providerEnv := dict -}}
+{{- range $provider := keys (.Values.providers | default dict) | sortAlpha -}}
+{{- range $key, $value := (index $.Values.providers $provider).env -}}
+{{- $seen := get $providerEnv $key -}}
+{{- if and $seen (ne (toString $value) (index $seen 1)) -}}
+{{- $problems = append $problems (printf "providers.%s.env.%s (%q) differs from providers.%s.env.%s (%q): providers that share a platform need the same value" $provider $key (toString $value) (index $seen 0) $key (index $seen 1)) -}}
+{{- else if not $seen -}}
+{{- $_ := set $providerEnv $key (list $provider (toString $value)) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
 {{- if and $needsNats (not .Values.nats.url) (not .Values.nats.existingSecret) -}}
 {{- $problems = append $problems (printf "nats.url (or nats.existingSecret) is required by %s: a NATS server with JetStream" (join ", " $needsNats)) -}}
 {{- end -}}

@@ -100,10 +100,24 @@ describe('catalogue parameters', () => {
     expect(validateParams(ads, { start_date: '01-11-2026', end_date: '24-11-2026' })).toEqual([]);
     expect(validateParams(ads, { start_date: '2026-11-01', end_date: '31-02-2026' })).toHaveLength(2);
     const affiliate = findEndpoint('marketplace-affiliate', '/api/v2/ams/get_shop_performance')!;
-    expect(validateParams(affiliate, { period_type: 'Day', start_date: '20261101', end_date: '20261124' })).toEqual([]);
-    expect(validateParams(affiliate, { period_type: 'Day', start_date: '2026-11-01', end_date: '20261124' })).toEqual([
-      'start_date must be a date YYYYMMDD',
-    ]);
+    expect(
+      validateParams(affiliate, {
+        period_type: 'Day',
+        start_date: '20261101',
+        end_date: '20261124',
+        order_type: 'ConfirmedOrder',
+        channel: 'AllChannel',
+      }),
+    ).toEqual([]);
+    expect(
+      validateParams(affiliate, {
+        period_type: 'Day',
+        start_date: '2026-11-01',
+        end_date: '20261124',
+        order_type: 'ConfirmedOrder',
+        channel: 'AllChannel',
+      }),
+    ).toEqual(['start_date must be a date YYYYMMDD']);
   });
 
   it('joins csv lists with commas and counts their items', () => {

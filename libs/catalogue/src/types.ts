@@ -94,7 +94,8 @@ export interface BodySpec {
 export interface EnvelopeSpec {
   /** Field holding the platform's error code; its success value. */
   codeField: string;
-  successCode: number | string;
+  /** null: the field is null on success (an error object otherwise). */
+  successCode: number | string | null;
   /** Platform error codes that mean the connection's token is expired, invalid or revoked. */
   tokenErrorCodes: readonly (number | string)[];
   /** Errors come with HTTP 200 (true) or with a real HTTP status (false). */
@@ -123,6 +124,24 @@ export interface EndpointSpec {
   returns: string;
 }
 
+/**
+ * One API version of a provider, found by its path prefix. A provider can serve a retiring version beside its
+ * successor; answers of a deprecated version carry Deprecation (RFC 9745) and Sunset (RFC 8594) headers.
+ */
+export interface ApiVersionSpec {
+  name: string;
+  /** Paths of this version start with it, e.g. /api/v5/. */
+  pathPrefix: string;
+  /** ISO date from which the gateway marks the version deprecated. */
+  deprecatedSince?: string;
+  /** ISO date the platform retires the version. */
+  sunset?: string;
+  /** Where the migration is documented (an absolute URL or a path of the docs). */
+  migrationDoc?: string;
+  /** One sentence for assistants and the docs. */
+  notice?: string;
+}
+
 export interface ProviderSpec {
   id: ProviderId;
   title: string;
@@ -140,6 +159,8 @@ export interface ProviderSpec {
   ownedHeaders: readonly string[];
   /** The endpoint most questions start from (the accounts or shops of the connection). */
   startingPoint: string;
+  /** The provider's API versions when the platform runs more than one (or retires one). */
+  apiVersions?: readonly ApiVersionSpec[];
   /** How a connection of this provider is granted, in one sentence (portal, docs). */
   grant: string;
   endpoints: readonly EndpointSpec[];

@@ -5,3 +5,6 @@ export type { VideoAdsApp, VideoAdsGrant } from './video-ads.grant';
 export { videoShopGrant, VIDEO_SHOP_SHOPS_PATH } from './video-shop.grant';
 export type { VideoShopApp, VideoShopGrantOptions } from './video-shop.grant';
 export { videoShopSign } from './video-shop.signature';
+export { marketplaceGrant, MARKETPLACE_AUTH_PARTNER_PATH, MARKETPLACE_TOKEN_PATH } from './marketplace.grant';
+export type { MarketplaceApp, MarketplaceGrantOptions, MarketplaceProvider } from './marketplace.grant';
+export { marketplaceSign } from './marketplace.signature';

@@ -72,6 +72,11 @@ export const ConfigSchema = z.object({
   SANDBOX_MARKETPLACE_REFRESH_TOKEN_TTL_MS: durationMsFromEnv(30 * DAY_MS),
   /** Lifetime of a code of the marketplace authorization page (the platform's is 10 minutes). */
   SANDBOX_MARKETPLACE_AUTH_CODE_TTL_MS: durationMsFromEnv(600_000),
+  /**
+   * Fault control: how long the answer of a marketplace token refresh is held back after the refresh is done (the
+   * old refresh token already spent). Crash tests kill a gateway replica inside this window. 0 in normal use.
+   */
+  SANDBOX_MARKETPLACE_REFRESH_ANSWER_DELAY_MS: z.coerce.number().int().min(0).default(0),
   /** Requests per second each marketplace app may make; 0 turns the limit off (benchmarks). */
   SANDBOX_MARKETPLACE_APP_QPS: z.coerce.number().int().min(0).default(50),
   /** Allowed redirect prefixes of the marketplace authorization page, comma-separated; empty allows any http(s). */

@@ -13,7 +13,8 @@ export interface ModuleRequest {
 }
 
 export type ModuleReply =
-  | { kind: 'json'; status: number; payload: unknown }
+  /** delayMs: hold this answer back (fault controls); otherwise the sandbox-wide latency applies. */
+  | { kind: 'json'; status: number; payload: unknown; delayMs?: number }
   | { kind: 'html'; status: number; html: string }
   | { kind: 'redirect'; location: string };
 

@@ -77,8 +77,9 @@ export function createSandboxServer(config: SandboxConfig, deps: SandboxDependen
   function answerModule(res: ServerResponse, reply: ModuleReply): void {
     if (reply.kind === 'redirect') sendRedirect(res, reply.location);
     else if (reply.kind === 'html') sendHtml(res, reply.status, reply.html);
-    else if (latency > 0) setTimeout(() => sendJson(res, reply.status, reply.payload), latency);
-    else sendJson(res, reply.status, reply.payload);
+    else if ((reply.delayMs ?? latency) > 0) {
+      setTimeout(() => sendJson(res, reply.status, reply.payload), reply.delayMs ?? latency);
+    } else sendJson(res, reply.status, reply.payload);
   }
 
   function dispatch(req: IncomingMessage, res: ServerResponse, path: string, query: string, body: string): void {

@@ -6,7 +6,7 @@ const PUBLIC_PAGES = ['/sign-in', '/sign-up'];
 const PROVIDER_NAMES = {
   'video-ads': 'Video ads',
   'video-shop': 'Video shop',
-  marketplace: 'Marketplace',
+  marketplace: 'Marketplace (seller app)',
   'marketplace-ads': 'Marketplace ads',
   'marketplace-affiliate': 'Marketplace affiliate',
   'search-ads': 'Search ads',

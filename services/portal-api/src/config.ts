@@ -3,6 +3,11 @@ import { DEFAULT_PARTITIONS, DEFAULT_SUBJECT_PREFIX } from '@gateway/decisions';
 import { z } from 'zod';
 
 const httpUrl = z.url({ protocol: /^https?$/ });
+/** A marketplace partner id: digits (the code exchange sends it as a JSON number). */
+const partnerId = z
+  .string()
+  .regex(/^\d{1,15}$/, 'must be digits')
+  .optional();
 
 export const ConfigSchema = z
   .object({
@@ -35,6 +40,20 @@ export const ConfigSchema = z
     VIDEO_SHOP_APP_KEY: z.string().min(1).optional(),
     /** Secret of that app: the code exchange and the signature of the shop list. Never logged. */
     VIDEO_SHOP_APP_SECRET: z.string().min(1).optional(),
+    /** Marketplace host (authorization page, code exchange) of all three apps; the sandbox's /marketplace locally. */
+    MARKETPLACE_BASE_URL: httpUrl.default('https://partner.shopeemobile.com'),
+    /** The gateway's seller app at marketplace; unset (or its key unset): the portal offers no marketplace grant. */
+    MARKETPLACE_PARTNER_ID: partnerId,
+    /** Partner key of the seller app: signs the authorization page and the code exchange. Never logged. */
+    MARKETPLACE_PARTNER_KEY: z.string().min(1).optional(),
+    /** The gateway's ads app; unset (or its key unset): no marketplace-ads grant. */
+    MARKETPLACE_ADS_PARTNER_ID: partnerId,
+    /** Partner key of the ads app. Never logged. */
+    MARKETPLACE_ADS_PARTNER_KEY: z.string().min(1).optional(),
+    /** The gateway's affiliate app; unset (or its key unset): no marketplace-affiliate grant. */
+    MARKETPLACE_AFFILIATE_PARTNER_ID: partnerId,
+    /** Partner key of the affiliate app. Never logged. */
+    MARKETPLACE_AFFILIATE_PARTNER_KEY: z.string().min(1).optional(),
     /** {base_url} and {mcp_url} as customers should use them; shown in the web app. */
     REST_BASE_URL: httpUrl.default('http://127.0.0.1:8080'),
     MCP_URL: httpUrl.default('http://127.0.0.1:8081/mcp'),

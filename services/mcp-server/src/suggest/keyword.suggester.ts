@@ -8,6 +8,7 @@ import {
   type ProviderId,
 } from '@gateway/catalogue';
 import type { EndpointIndex } from './endpoint.index';
+import { marketplaceAppOf, preferMarketplaceApp } from './marketplace-intent.extractor';
 import { buildParams } from './params.builder';
 import { checkSuggestion, type MissingParam } from './suggestion.validator';
 
@@ -42,11 +43,19 @@ export function suggestByKeywords(
   today: Date,
   providers?: readonly ProviderId[],
 ): KeywordSuggestion {
-  const ranked = index.search(question, providers).map(({ item, score }) => ({ endpoint: item, score }));
+  // The marketplace apps share one platform's words (orders, sales, clicks): the app the wording names decides.
+  const ranked = preferMarketplaceApp(
+    question,
+    index.search(question, providers).map(({ item, score }) => ({ endpoint: item, score })),
+  );
   let endpoint = ranked[0]?.endpoint;
   const notes: string[] = [];
   if (!endpoint) {
-    endpoint = (providers ?? PROVIDER_IDS).map(startingEndpoint).find(Boolean);
+    // A marketplace app named by the wording goes first: "ads" with nothing else known starts at the ads balance.
+    const app = marketplaceAppOf(question);
+    const candidates = providers ?? PROVIDER_IDS;
+    const order = app && candidates.includes(app) ? [app, ...candidates.filter((id) => id !== app)] : candidates;
+    endpoint = order.map(startingEndpoint).find(Boolean);
     if (!endpoint) return { ranked };
     notes.push(
       `No endpoint matched the question; ${endpoint.path} (${endpoint.title.toLowerCase()}) is the usual ` +

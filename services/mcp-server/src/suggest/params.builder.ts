@@ -1,6 +1,7 @@
 import type { EndpointSpec, ParamValue } from '@gateway/catalogue';
 import { epochDay, extractDateRange, isoDay } from './date-range.extractor';
 import { extractReportTerms, type ReportLevel } from './report-terms.extractor';
+import { buildMarketplaceParams } from './marketplace-params.builder';
 import { buildShopParams } from './shop-params.builder';
 
 export interface BuiltParams {
@@ -34,6 +35,7 @@ const LIST_PAGE_SIZE = 100;
  */
 export function buildParams(endpoint: EndpointSpec, question: string, today: Date): BuiltParams {
   if (endpoint.provider === 'video-shop') return buildShopParams(endpoint, question, today);
+  if (endpoint.provider.startsWith('marketplace')) return buildMarketplaceParams(endpoint, question, today);
   const terms = extractReportTerms(question);
   const notes: string[] = [];
   const params: Record<string, ParamValue> = {};

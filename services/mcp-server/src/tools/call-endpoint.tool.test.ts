@@ -5,6 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { EndpointIndex } from '../suggest/endpoint.index';
+import { platformErrorCode } from './call-endpoint.tool';
 import { createMcpServer } from './mcp-server.factory';
 import type { RequestContext, ToolDeps } from './tool-context';
 
@@ -278,5 +279,77 @@ describe('describe_endpoint on video-shop', () => {
         arguments: { path: ORDERS.path, params: { page_size: 100 }, body: { order_status: 'AWAITING_SHIPMENT' } },
       },
     });
+  });
+});
+
+describe('call_endpoint on the marketplace apps (error strings with HTTP 200, offset paging, 64-bit ids)', () => {
+  const ITEMS = { provider: 'marketplace', path: '/api/v2/product/get_item_list' };
+  const ITEM_PARAMS = { offset: 0, page_size: 100, item_status: ['NORMAL', 'UNLIST'] };
+
+  it('reads the platform error from the provider envelope: a non-empty error string, not only a numeric code', () => {
+    expect(platformErrorCode('marketplace-ads', { request_id: 'r', error: 'error_param', message: 'x' })).toBe(
+      'error_param',
+    );
+    expect(platformErrorCode('marketplace', { request_id: 'r', error: '', message: '', response: {} })).toBeUndefined();
+    // get_shop_info: fields at the top level; an ads performance answer whose envelope holds an array.
+    expect(platformErrorCode('marketplace', { shop_name: 'S', error: '', message: '' })).toBeUndefined();
+    expect(platformErrorCode('marketplace-ads', { error: '', response: [{ date: '01-11-2026' }] })).toBeUndefined();
+    expect(platformErrorCode('video-ads', { code: 40002, message: 'bad' })).toBe(40002);
+    expect(platformErrorCode('video-ads', { code: 0, message: 'OK' })).toBeUndefined();
+    expect(platformErrorCode('video-ads', { code: '0', message: 'OK' })).toBeUndefined();
+    expect(platformErrorCode('video-shop', [1, 2])).toBeUndefined();
+  });
+
+  it('reports an error string answered with HTTP 200 as platform_error, counted, with the envelope fenced', async () => {
+    const { result, text, refunds } = await callEndpoint(
+      {
+        body: '{"request_id":"abc","error":"error_param","message":"The date range should be within one month.","response":null}',
+      },
+      {
+        provider: 'marketplace-ads',
+        path: '/api/v2/ads/get_all_cpc_ads_daily_performance',
+        params: { start_date: '01-09-2026', end_date: '21-11-2026' },
+      },
+    );
+    expect(result.isError).toBe(true);
+    expect(text).toMatch(/^platform_error: The platform refused the request \(HTTP 200, code error_param\)/);
+    expect(text).toContain('"platform_code":"error_param"');
+    expect(text).toContain('"counted":true');
+    expect(text).toMatch(/-----BEGIN UNTRUSTED PLATFORM DATA \S+-----/);
+    expect(refunds).toEqual([]);
+  });
+
+  it('passes a successful answer with an empty error string and the ids above 2^53 with every digit', async () => {
+    const body =
+      '{"request_id":"abc","error":"","message":"","response":{"item":[{"item_id":18446744073709551615,' +
+      '"item_status":"NORMAL"},{"item_id":4300000001,"item_status":"UNLIST"}],"total_count":2,"has_next_page":false,' +
+      '"next_offset":2}}';
+    const { result, text, caller } = await callEndpoint({ body }, { ...ITEMS, params: ITEM_PARAMS });
+    expect(result.isError).toBeFalsy();
+    expect(caller.requests[0]!.query).toBe('offset=0&page_size=100&item_status=NORMAL%2CUNLIST');
+    expect(text).toContain('"item_id":18446744073709551615');
+    expect(text).toContain('"item_id":4300000001');
+    const items = (result.structuredContent as { data: { response: { item: { item_id: unknown }[] } } }).data.response
+      .item;
+    expect(items[0]!.item_id).toBe('18446744073709551615');
+  });
+
+  it('advises raising offset by page_size when an offset-paged item list is cut', async () => {
+    const item = Array.from({ length: 100 }, (_unused, i) => ({
+      item_id: 4300000000 + i,
+      item_status: 'NORMAL',
+      note: 'x'.repeat(200),
+    }));
+    const body = JSON.stringify({
+      request_id: 'abc',
+      error: '',
+      message: '',
+      response: { item, total_count: 100, has_next_page: false, next_offset: 100 },
+    });
+    const { result } = await callEndpoint({ body }, { ...ITEMS, params: ITEM_PARAMS }, 8_000);
+    const structured = result.structuredContent as { truncated: boolean; advice: string; records_returned: number };
+    expect(structured.truncated).toBe(true);
+    expect(structured.records_returned).toBeLessThan(100);
+    expect(structured.advice).toMatch(/lower page_size .* raising offset by page_size/);
   });
 });

@@ -3,6 +3,7 @@ import {
   encodeParams,
   findEndpoint,
   isAllowedMethod,
+  providerSpec,
   type PagingSpec,
   validateBody,
   validateParams,
@@ -266,8 +267,8 @@ async function forward(
   const serialized = JSON.stringify(value);
   const cut = truncateJson(value, budget, serialized);
   const data = parsed.restoreText(cut.truncated ? JSON.stringify(cut.value) : serialized);
-  const platformCode = envelopeCode(value);
-  if (status >= 400 || (platformCode !== undefined && platformCode !== 0)) {
+  const platformCode = platformErrorCode(provider, value);
+  if (status >= 400 || platformCode !== undefined) {
     return toolError(
       'platform_error',
       `The platform refused the request (HTTP ${status}${platformCode !== undefined ? `, code ${platformCode}` : ''}). ` +
@@ -351,8 +352,17 @@ export function adviceFor(cut: Truncation, path: string, paging?: PagingSpec): s
   }
 }
 
-function envelopeCode(value: unknown): number | undefined {
+/**
+ * The platform's error code when its envelope says the call failed, read with the provider's envelope (catalogue
+ * codeField and successCode): a non-zero numeric `code` for the video platforms, a non-empty `error` string for the
+ * marketplace apps, which answer errors with HTTP 200 (docs/providers.md). Undefined on success or when the answer
+ * carries no code (e.g. an array).
+ */
+export function platformErrorCode(provider: ProviderId, value: unknown): number | string | undefined {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
-  const code = (value as { code?: unknown }).code;
-  return typeof code === 'number' ? code : undefined;
+  const envelope = providerSpec(provider)?.envelope ?? { codeField: 'code', successCode: 0 };
+  const code = (value as Record<string, unknown>)[envelope.codeField];
+  // Only a code of the success value's type counts: a string "0" is not the numeric code of video-ads.
+  if (typeof code !== typeof envelope.successCode) return undefined;
+  return code === envelope.successCode ? undefined : (code as number | string);
 }

@@ -91,7 +91,9 @@ export function registerFindEndpoint(server: McpServer, deps: ToolDeps, ctx: Req
       description:
         'Use when the question is ambiguous, after list_endpoints: proposes the endpoint and parameters for a ' +
         'question in plain words (for example "spend and clicks per campaign, last 7 days" gives the performance ' +
-        'report with dimensions, metrics and dates; "orders last week" gives the orders search with its JSON body). Returns source "ai" or "keyword", the parameters still ' +
+        'report with dimensions, metrics and dates; "orders last week" gives the orders search with its JSON body; ' +
+        '"affiliate sales last 30 days" gives the marketplace affiliate performance in its own date format). ' +
+        'Returns source "ai" or "keyword", the parameters still ' +
         'missing (usually advertiser_id, from /v1.3/oauth2/advertiser/get/) and the call_endpoint arguments (params, and body for a POST search). ' +
         'Free: does not count toward the quota; AI suggestions use a separate monthly allowance.',
       inputSchema,

@@ -9,6 +9,8 @@ import { envelope, MARKET_MESSAGES, MarketError, marketError, newRequestId, type
 import { MARKETPLACE_PREFIX, MarketplaceApi } from './marketplace.api';
 import { marketplaceControl } from './marketplace.control';
 
+const REFRESH_PATH = '/api/v2/auth/access_token/get';
+
 /** The three partner apps of the gateway at the platform, from config. */
 export function marketApps(config: SandboxConfig): MarketApp[] {
   return [
@@ -75,7 +77,10 @@ export function createMarketplaceModule(
         return authorize.handle(request.method, request.query, request.body);
       }
       try {
-        return answer(api.handle(request.method, path, request.query, request.body));
+        const reply = answer(api.handle(request.method, path, request.query, request.body));
+        // Fault control: the refresh is done (the old refresh token is spent) before its answer leaves.
+        const delayMs = config.SANDBOX_MARKETPLACE_REFRESH_ANSWER_DELAY_MS;
+        return path === REFRESH_PATH && delayMs > 0 && reply.kind === 'json' ? { ...reply, delayMs } : reply;
       } catch (error) {
         logger?.error({ err: error, path: request.path }, 'marketplace handler failed');
         return answer(marketError(MarketError.SERVER, MARKET_MESSAGES.server));

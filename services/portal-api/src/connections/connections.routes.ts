@@ -224,6 +224,8 @@ export function connectionRoutes(deps: PortalDeps): ApiRoute[] {
         state: z.string().max(512).optional(),
         auth_code: z.string().max(512).optional(),
         code: z.string().max(512).optional(),
+        // marketplace: the shop the owner approved, beside the code (the plug-in checks it is digits).
+        shop_id: z.string().max(32).optional(),
       }),
       status: 302,
       handler: async (ctx) => {
@@ -235,7 +237,7 @@ export function connectionRoutes(deps: PortalDeps): ApiRoute[] {
         // The state must be the one this browser session started (OAuth CSRF protection), and is taken once.
         const pending = await deps.sessions.takeGrant(ctx.session.sessionId, ctx.query.state);
         if (pending === null) return back({ error: 'invalid_state' });
-        // video-ads answers auth_code, video-shop code; without either the customer declined.
+        // video-ads answers auth_code, video-shop and marketplace code; without either the customer declined.
         if (!ctx.query.auth_code && !ctx.query.code) return back({ error: 'denied' });
         const plugin = grantOf(pending.provider);
         if (plugin === undefined) return back({ error: 'grant_failed' });

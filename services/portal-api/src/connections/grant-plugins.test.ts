@@ -24,3 +24,42 @@ describe('grantPlugins', () => {
     expect(grants[0]!.authorizationUrl('st', 'http://portal.test/cb')).not.toContain('ads-secret');
   });
 });
+
+describe('grantPlugins - marketplace', () => {
+  const MARKET = {
+    MARKETPLACE_BASE_URL: 'http://127.0.0.1:9000/marketplace',
+    MARKETPLACE_PARTNER_ID: '2101001',
+    MARKETPLACE_PARTNER_KEY: 'seller-key',
+    MARKETPLACE_ADS_PARTNER_ID: '2101002',
+    MARKETPLACE_ADS_PARTNER_KEY: 'ads-key',
+    MARKETPLACE_AFFILIATE_PARTNER_ID: '2101003',
+    MARKETPLACE_AFFILIATE_PARTNER_KEY: 'affiliate-key',
+  };
+
+  it('offers the three apps as three providers, each with its own partner id on the authorization page', () => {
+    const grants = grantPlugins({ ...BASE, ...MARKET });
+    expect(grants.map((grant) => grant.provider)).toEqual([
+      'video-ads',
+      'marketplace',
+      'marketplace-ads',
+      'marketplace-affiliate',
+    ]);
+    const partnerIds = grants.slice(1).map((grant) => {
+      const url = new URL(grant.authorizationUrl('st', 'http://portal.test/api/connections/callback'));
+      expect(`${url.origin}${url.pathname}`).toBe('http://127.0.0.1:9000/marketplace/api/v2/shop/auth_partner');
+      expect(url.toString()).not.toMatch(/seller-key|ads-key|affiliate-key/);
+      return url.searchParams.get('partner_id');
+    });
+    expect(partnerIds).toEqual(['2101001', '2101002', '2101003']);
+  });
+
+  it('offers an app only when both its partner id and key are set', () => {
+    const grants = grantPlugins({
+      ...BASE,
+      ...MARKET,
+      MARKETPLACE_PARTNER_KEY: undefined,
+      MARKETPLACE_AFFILIATE_PARTNER_ID: undefined,
+    });
+    expect(grants.map((grant) => grant.provider)).toEqual(['video-ads', 'marketplace-ads']);
+  });
+});

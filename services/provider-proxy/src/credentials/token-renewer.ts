@@ -58,6 +58,11 @@ export class TokenRenewer {
     await this.options.source.markNeedsRegrant(accountId);
   }
 
+  private isExpired(credentials: ConnectionCredentials): boolean {
+    const expiresAt = Date.parse(credentials.access_token_expires_at ?? '');
+    return !(expiresAt > this.now());
+  }
+
   renew(request: RenewRequest): Promise<RenewalResult> {
     const running = this.flights.get(request.accountId);
     if (running !== undefined) return running;
@@ -78,7 +83,11 @@ export class TokenRenewer {
           await lease.release(request.accountId);
         }
       }
-      // Another replica renews: its tokens reach the store before it releases the lease.
+      // Another replica renews: its tokens reach the store before it releases the lease. Tokens renewed only
+      // ahead of expiry still work, so the request goes on with them instead of waiting for that replica.
+      if (!request.refused && !this.isExpired(request.seen)) {
+        return { ok: false, reason: 'unavailable', detail: 'another replica is renewing the connection tokens' };
+      }
       const stored = await this.read(request);
       if (stored.ok && this.usable(request, stored.credentials)) return { ...stored, renewed: false };
       if (!stored.ok && stored.reason !== 'unavailable') return stored;

@@ -1,0 +1,191 @@
+import {
+  freePort,
+  GatewayFixtures,
+  startGatewayCluster,
+  type GatewayCluster,
+  type RunningService,
+} from '@gateway/testing';
+import { rawRequest, testDatabaseUri, testNatsUrl } from './harness';
+
+/**
+ * Token renewal of the three marketplace apps, whose refresh tokens are single use: access tokens that live 3 s,
+ * two provider-proxy replicas (each behind its own edge) under concurrent load on all three providers. Then the
+ * same under repeated kill -9 of one replica, where the documented cost is: a grant is lost only when a replica
+ * dies between the platform's processing of its refresh and the database's acknowledgement of the new pair.
+ */
+const ACCESS_TTL_MS = 3_000;
+const RENEW_AHEAD_MS = 1_000;
+const PROVIDERS = ['marketplace', 'marketplace-ads', 'marketplace-affiliate'] as const;
+type Provider = (typeof PROVIDERS)[number];
+const READS: Record<Provider, string> = {
+  marketplace: '/api/v2/shop/get_shop_info',
+  'marketplace-ads': '/api/v2/ads/get_total_balance',
+  'marketplace-affiliate': '/api/v2/ams/get_performance_data_update_time?marker_type=AmsMarker',
+};
+const REFRESH_PATH = '/marketplace/api/v2/auth/access_token/get';
+
+let cluster: GatewayCluster;
+let fixtures: GatewayFixtures;
+let edgeA: string;
+let edgeB: string;
+let proxyBPort: number;
+let proxyB: RunningService;
+
+beforeAll(async () => {
+  const mongoUri = testDatabaseUri();
+  cluster = await startGatewayCluster({
+    mongoUri,
+    natsUrl: testNatsUrl(),
+    edges: 1,
+    actors: 1,
+    sandboxEnv: { SANDBOX_MARKETPLACE_ACCESS_TOKEN_TTL_MS: String(ACCESS_TTL_MS) },
+    proxyEnv: {
+      MARKETPLACE_RENEW_AHEAD_MS: String(RENEW_AHEAD_MS),
+      CREDENTIAL_CACHE_TTL_MS: '500',
+      // A replica killed while holding a lease frees it this soon.
+      RENEWAL_LEASE_TTL_MS: '1500',
+    },
+  });
+  proxyBPort = await freePort();
+  proxyB = await cluster.startProxy({ GRPC_PORT: String(proxyBPort) });
+  edgeA = cluster.edges[0]!.url;
+  edgeB = (await cluster.startEdge({ PROVIDER_PROXY_ADDRESS: `127.0.0.1:${proxyBPort}` })).url;
+  fixtures = await GatewayFixtures.open(cluster, mongoUri, testNatsUrl());
+  await fixtures.setPlan('business', { rate_limit_rps: 10_000, monthly_quota: 10_000_000, connection_allowance: 100 });
+}, 120_000);
+
+afterAll(async () => {
+  await fixtures?.close();
+  await cluster?.stop();
+});
+
+interface Connection {
+  provider: Provider;
+  accountId: string;
+  shopId: string;
+}
+
+async function connect(shops: number): Promise<{ secret: string; connections: Connection[] }> {
+  const customer = await fixtures.customer('business');
+  const connections: Connection[] = [];
+  for (let shop = 0; shop < shops; shop++) {
+    for (const provider of PROVIDERS) {
+      const made = await fixtures.marketplaceConnection(customer.customer_id, provider, shop);
+      connections.push({ provider, accountId: made.accountId, shopId: made.shopId });
+    }
+  }
+  const { secret } = await fixtures.key({
+    customerId: customer.customer_id,
+    providers: [...PROVIDERS],
+    accountIds: connections.map((c) => c.accountId),
+  });
+  return { secret, connections };
+}
+
+async function read(edge: string, secret: string, connection: Connection): Promise<string> {
+  try {
+    const response = await rawRequest(edge, `/v1/${connection.provider}${READS[connection.provider]}`, {
+      headers: { 'X-API-Key': secret, 'X-Account-Id': connection.accountId },
+    });
+    if (response.status !== 200) return `${response.status} ${response.json<{ code: string }>().code}`;
+    const error = response.json<{ error: string }>().error;
+    return error === '' ? 'ok' : `200 ${error}`;
+  } catch {
+    return 'connection error';
+  }
+}
+
+/** Refresh calls the sandbox received, by the app's partner id and the shop in their body. */
+function refreshesOf(requests: { path: string; query: string; body: string; time: string }[], c: Connection) {
+  const partnerId = cluster.secrets.marketplaceApps[c.provider].partnerId;
+  return requests.filter((request) => {
+    if (request.path !== REFRESH_PATH || new URLSearchParams(request.query).get('partner_id') !== partnerId)
+      return false;
+    return String((JSON.parse(request.body) as { shop_id: number }).shop_id) === c.shopId;
+  });
+}
+
+describe('marketplace token renewal', () => {
+  it('renews once per expiry per connection across two replicas, with no lost grant and no caller error', async () => {
+    const { secret, connections } = await connect(1);
+    const { lastSeq } = await fixtures.sandboxRequests();
+    const outcomes = new Map<string, number>();
+    const stopAt = Date.now() + 8_000;
+    const worker = async (edge: string, connection: Connection) => {
+      while (Date.now() < stopAt) {
+        const outcome = await read(edge, secret, connection);
+        outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+      }
+    };
+    await Promise.all(
+      connections.flatMap((c) => [worker(edgeA, c), worker(edgeB, c), worker(edgeA, c), worker(edgeB, c)]),
+    );
+    expect([...outcomes.keys()]).toEqual(['ok']);
+
+    const log = (await fixtures.sandboxRequests(lastSeq)).requests;
+    for (const connection of connections) {
+      const refreshes = refreshesOf(log, connection);
+      const used = refreshes.map((r) => (JSON.parse(r.body) as { refresh_token: string }).refresh_token);
+      expect({ provider: connection.provider, distinct: new Set(used).size }).toEqual({
+        provider: connection.provider,
+        distinct: refreshes.length,
+      });
+      expect(refreshes.length).toBeGreaterThanOrEqual(2);
+      expect(refreshes.length).toBeLessThanOrEqual(Math.ceil(8_000 / (ACCESS_TTL_MS - RENEW_AHEAD_MS)) + 1);
+      const times = refreshes.map((r) => Date.parse(r.time));
+      for (let i = 1; i < times.length; i++) {
+        expect(times[i]! - times[i - 1]!).toBeGreaterThan(ACCESS_TTL_MS - RENEW_AHEAD_MS - 1_000);
+      }
+    }
+  }, 60_000);
+
+  it('loses a grant under repeated kill -9 of a replica only when the kill fell between a refresh and its store', async () => {
+    const { secret, connections } = await connect(3);
+    const { lastSeq } = await fixtures.sandboxRequests();
+    const kills: number[] = [];
+    let loading = true;
+    const worker = async (edge: string, connection: Connection) => {
+      while (loading) await read(edge, secret, connection);
+    };
+    const load = Promise.all(connections.flatMap((c) => [worker(edgeA, c), worker(edgeB, c)]));
+    for (let round = 0; round < 5; round++) {
+      await new Promise((resolve) => setTimeout(resolve, 1_000 + Math.floor(Math.random() * 1_500)));
+      kills.push(Date.now());
+      await proxyB.kill9();
+      proxyB = await cluster.startProxy({ GRPC_PORT: String(proxyBPort) });
+    }
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    loading = false;
+    await load;
+    // Leases of the killed replica have expired; every connection is renewed or found dead by the survivor.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+
+    const log = (await fixtures.sandboxRequests(lastSeq)).requests;
+    const lost: Connection[] = [];
+    for (const connection of connections) {
+      const outcome = await read(edgeA, secret, connection);
+      if (outcome === 'ok') continue;
+      expect(outcome).toBe('409 connection_needs_regrant');
+      lost.push(connection);
+    }
+    // Each lost grant died in a refresh whose answer never reached the store: the refresh token stored now is the
+    // one that refresh used, and the platform received that refresh just before a kill.
+    for (const connection of lost) {
+      const stored = await fixtures.store.connections.findByAccountId(connection.accountId);
+      expect(stored?.status).toBe('needs_regrant');
+      const refreshes = refreshesOf(log, connection);
+      const fatal = refreshes.find((r) =>
+        kills.some((kill) => Date.parse(r.time) <= kill && kill - Date.parse(r.time) < 500),
+      );
+      expect({ account: connection.accountId, diedInAKillWindow: fatal !== undefined }).toEqual({
+        account: connection.accountId,
+        diedInAKillWindow: true,
+      });
+    }
+    const refreshCount = connections.reduce((sum, c) => sum + refreshesOf(log, c).length, 0);
+    console.log(
+      `kill -9 of a provider-proxy replica during refreshes: ${kills.length} kills, ${refreshCount} refreshes, ` +
+        `${connections.length - lost.length} of ${connections.length} grants survived`,
+    );
+  }, 120_000);
+});
