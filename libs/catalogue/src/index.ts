@@ -7,6 +7,7 @@ export type {
   PagingSpec,
   BodySpec,
   EnvelopeSpec,
+  ApiVersionSpec,
   EndpointSpec,
   ProviderSpec,
 } from './types';
@@ -18,6 +19,7 @@ export {
   findEndpoint,
   isAllowedMethod,
   upstreamPathOf,
+  apiVersionOf,
 } from './registry';
 export { ownedParamsOf, paramsInputSchema, encodeParams, validateParams, validateBody } from './params';
 export type { ParamValue } from './params';

@@ -49,9 +49,31 @@ describe('catalogue allowlist', () => {
     expect(findEndpoint('video-ads', path)).toBeUndefined();
   });
 
-  it('has no endpoints yet for the providers not opened', () => {
-    expect(endpointsOf('search-ads')).toEqual([]);
+  it('matches no path of one provider under another', () => {
     expect(findEndpoint('marketplace', '/v1.3/campaign/get/')).toBeUndefined();
+    expect(findEndpoint('search-ads', '/api/v2/shop/get_shop_info')).toBeUndefined();
+  });
+
+  it('opens the search-ads reads: templates with digit ids, and the report as the only POST', () => {
+    expect(findEndpoint('search-ads', '/api/v5/campaigns/1234567890')?.path).toBe('/api/v5/campaigns/{campaignId}');
+    expect(findEndpoint('search-ads', '/api/v5/campaigns/1/adgroups/2/targetingkeywords')?.path).toBe(
+      '/api/v5/campaigns/{campaignId}/adgroups/{adgroupId}/targetingkeywords',
+    );
+    expect(
+      endpointsOf('search-ads')
+        .filter((e) => e.method === 'POST')
+        .map((e) => e.path),
+    ).toEqual(['/api/v5/reports/campaigns']);
+    for (const path of [
+      '/api/v5/campaigns/..%2F',
+      '/api/v5/campaigns/1;x',
+      '/api/v5/campaigns/abc',
+      '/api/v5/campaigns/1/adgroups/2/targetingkeywords/bulk',
+      '/api/v5/campaigns/%31',
+      '/api/v5/campaigns/1/',
+    ]) {
+      expect(findEndpoint('search-ads', path)).toBeUndefined();
+    }
   });
 
   it('opens the video-shop reads, with POST only for the two searches', () => {

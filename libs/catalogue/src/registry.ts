@@ -1,13 +1,14 @@
 import { MARKETPLACE } from './providers/marketplace';
 import { MARKETPLACE_ADS } from './providers/marketplace-ads';
 import { MARKETPLACE_AFFILIATE } from './providers/marketplace-affiliate';
+import { SEARCH_ADS } from './providers/search-ads';
 import { VIDEO_ADS } from './providers/video-ads';
 import { VIDEO_SHOP } from './providers/video-shop';
-import { PROVIDER_IDS, type EndpointSpec, type ProviderId, type ProviderSpec } from './types';
+import { PROVIDER_IDS, type ApiVersionSpec, type EndpointSpec, type ProviderId, type ProviderSpec } from './types';
 
 /**
- * The providers whose endpoints are open: one line per provider. The other ids of PROVIDER_IDS are known
- * (a request gets path_not_allowed rather than unknown_provider) but have no endpoint yet.
+ * The providers whose endpoints are open: one line per provider. An id of PROVIDER_IDS not listed here is
+ * known (a request gets path_not_allowed rather than unknown_provider) but has no endpoint.
  */
 const REGISTERED: readonly ProviderSpec[] = [
   VIDEO_ADS,
@@ -15,6 +16,7 @@ const REGISTERED: readonly ProviderSpec[] = [
   MARKETPLACE,
   MARKETPLACE_ADS,
   MARKETPLACE_AFFILIATE,
+  SEARCH_ADS,
 ];
 
 const PROVIDERS: ReadonlyMap<ProviderId, ProviderSpec> = new Map(REGISTERED.map((spec) => [spec.id, spec]));
@@ -107,4 +109,9 @@ export function isAllowedMethod(endpoint: EndpointSpec, method: string): boolean
 /** The platform path for an allowed raw path: the provider's upstream prefix, then the path as it came. */
 export function upstreamPathOf(endpoint: EndpointSpec, rawPath: string): string {
   return `${PROVIDERS.get(endpoint.provider)?.upstreamPrefix ?? ''}${rawPath}`;
+}
+
+/** The API version an endpoint belongs to, when its provider declares versions. */
+export function apiVersionOf(endpoint: EndpointSpec): ApiVersionSpec | undefined {
+  return PROVIDERS.get(endpoint.provider)?.apiVersions?.find((version) => endpoint.path.startsWith(version.pathPrefix));
 }

@@ -149,6 +149,11 @@ export async function startGatewayCluster(options: GatewayClusterOptions): Promi
       MARKETPLACE_AFFILIATE_PARTNER_ID: secrets.marketplaceApps['marketplace-affiliate'].partnerId,
       MARKETPLACE_AFFILIATE_PARTNER_KEY: secrets.marketplaceApps['marketplace-affiliate'].partnerKey,
     };
+    // search-ads has no app of the gateway: each connection is its own API user at the platform.
+    const searchAdsEnv = {
+      SEARCH_ADS_API_URL: `${sandbox.url}/search-ads`,
+      SEARCH_ADS_AUTH_URL: `${sandbox.url}/search-ads-auth`,
+    };
     const proxies: RunningService[] = [];
     const startProxy = async (extraEnv: Record<string, string> = {}) => {
       const started = await launch(
@@ -172,6 +177,8 @@ export async function startGatewayCluster(options: GatewayClusterOptions): Promi
           MARKETPLACE_APP_QPS: '0',
           MARKETPLACE_ADS_APP_QPS: '0',
           MARKETPLACE_AFFILIATE_APP_QPS: '0',
+          ...searchAdsEnv,
+          SEARCH_ADS_QPS: '0',
           GRPC_PORT: '0',
           HTTP_PORT: '0',
           ...options.proxyEnv,
@@ -255,6 +262,7 @@ export async function startGatewayCluster(options: GatewayClusterOptions): Promi
             VIDEO_SHOP_APP_KEY: secrets.shopAppKey,
             VIDEO_SHOP_APP_SECRET: secrets.shopAppSecret,
             ...marketplaceEnv,
+            ...searchAdsEnv,
             ...(edges[0] ? { REST_BASE_URL: edges[0].url } : {}),
             ...(mcps[0] ? { MCP_URL: `${mcps[0].url}/mcp` } : {}),
             ...sharedEnv,

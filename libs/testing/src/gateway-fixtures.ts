@@ -10,9 +10,10 @@ import {
   type ProviderId,
   type Store,
 } from '@gateway/store';
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { connect, type NatsConnection } from 'nats';
 import type { GatewayCluster } from './gateway-cluster';
+import { jose } from './jose.runtime';
 
 export interface SandboxRequest {
   seq: number;
@@ -186,6 +187,64 @@ export class GatewayFixtures {
       accessToken: minted.access_token,
       refreshToken: minted.refresh_token,
     };
+  }
+
+  /**
+   * A search-ads connection as the portal makes it: an EC P-256 key pair whose public key is registered at the
+   * sandbox as an API user, a token minted with an ES256 client assertion, and one organization.
+   */
+  async searchAdsConnection(
+    customerId: string,
+    orgIndex = 0,
+  ): Promise<{ accountId: string; orgId: string; accessToken: string; clientId: string }> {
+    const sandbox = this.cluster.sandbox.url;
+    const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const user = (await (
+      await fetch(`${sandbox}/_sandbox/search-ads/api-users`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ public_key_pem: pair.publicKey.export({ type: 'spki', format: 'pem' }).toString() }),
+      })
+    ).json()) as { client_id: string; team_id: string; key_id: string; org_ids: number[] };
+    const iat = Math.floor(Date.now() / 1000);
+    const assertion = await new jose.SignJWT({})
+      .setProtectedHeader({ alg: 'ES256', kid: user.key_id })
+      .setSubject(user.client_id)
+      .setIssuer(user.team_id)
+      .setAudience('https://appleid.apple.com')
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + 300)
+      .sign(pair.privateKey);
+    const token = (await (
+      await fetch(`${sandbox}/search-ads-auth/auth/oauth2/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'client_credentials',
+          client_id: user.client_id,
+          client_secret: assertion,
+          scope: 'searchadsorg',
+        }).toString(),
+      })
+    ).json()) as { access_token: string; expires_in: number };
+    const orgId = String(user.org_ids[orgIndex % user.org_ids.length]);
+    const connection = await this.store.connections.create({
+      customer_id: customerId,
+      provider: 'search-ads',
+      external_account_ids: [orgId],
+      credentials: {
+        access_token: token.access_token,
+        access_token_expires_at: new Date(Date.now() + token.expires_in * 1000).toISOString(),
+        attributes: {
+          client_id: user.client_id,
+          team_id: user.team_id,
+          key_id: user.key_id,
+          org_id: orgId,
+          private_key: pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+        },
+      },
+    });
+    return { accountId: connection.account_id, orgId, accessToken: token.access_token, clientId: user.client_id };
   }
 
   /** A connection of another provider (no platform behind it; enough for account checks). */

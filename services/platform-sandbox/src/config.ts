@@ -81,6 +81,10 @@ export const ConfigSchema = z.object({
   SANDBOX_MARKETPLACE_APP_QPS: z.coerce.number().int().min(0).default(50),
   /** Allowed redirect prefixes of the marketplace authorization page, comma-separated; empty allows any http(s). */
   SANDBOX_MARKETPLACE_REDIRECT_URIS: listFromEnv([]),
+  /** Lifetime in seconds of a search-ads access token (the platform's is 3600, its expires_in); tests shorten it. */
+  SANDBOX_SEARCH_ADS_ACCESS_TOKEN_TTL_S: z.coerce.number().int().positive().default(3600),
+  /** Requests per API user and hour on the search-ads API host (429 beyond, with X-Rate-Limit); 0 turns it off. */
+  SANDBOX_SEARCH_ADS_USER_HOUR_LIMIT: z.coerce.number().int().min(0).default(0),
 });
 
 export type SandboxConfig = z.infer<typeof ConfigSchema>;

@@ -14,7 +14,7 @@ export interface ModuleRequest {
 
 export type ModuleReply =
   /** delayMs: hold this answer back (fault controls); otherwise the sandbox-wide latency applies. */
-  | { kind: 'json'; status: number; payload: unknown; delayMs?: number }
+  | { kind: 'json'; status: number; payload: unknown; delayMs?: number; headers?: Record<string, string> }
   | { kind: 'html'; status: number; html: string }
   | { kind: 'redirect'; location: string };
 
@@ -32,7 +32,8 @@ export interface ModuleControl {
 export interface PlatformModule {
   name: string;
   prefixes: readonly string[];
-  handle(request: ModuleRequest): ModuleReply;
+  /** May answer asynchronously (search-ads verifies client assertions with jose, which is async). */
+  handle(request: ModuleRequest): ModuleReply | Promise<ModuleReply>;
   control?: ModuleControl;
 }
 

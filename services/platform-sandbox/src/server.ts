@@ -15,6 +15,7 @@ import { ReportCache } from './video-ads/report/report.engine';
 import { OPEN_API_PREFIX, VideoAdsApi } from './video-ads/video-ads.api';
 import { createVideoShopModule } from './video-shop/video-shop.module';
 import { createMarketplaceModule } from './marketplace/marketplace.module';
+import { createSearchAdsModule } from './search-ads/search-ads.module';
 
 export interface SandboxDependencies {
   /** Milliseconds since the epoch; tests move it to expire auth codes or step over the QPS window. */
@@ -60,6 +61,7 @@ export function createSandboxServer(config: SandboxConfig, deps: SandboxDependen
   const modules: PlatformModule[] = [
     createVideoShopModule(config, { now, logger }),
     createMarketplaceModule(config, { now, logger }),
+    createSearchAdsModule(config, { now, logger }),
   ];
   const controlOn = config.NODE_ENV === 'test' || config.NODE_ENV === 'development';
   const requestLog = controlOn ? new RequestLog(config.SANDBOX_REQUEST_LOG_LIMIT, now) : undefined;
@@ -78,8 +80,8 @@ export function createSandboxServer(config: SandboxConfig, deps: SandboxDependen
     if (reply.kind === 'redirect') sendRedirect(res, reply.location);
     else if (reply.kind === 'html') sendHtml(res, reply.status, reply.html);
     else if ((reply.delayMs ?? latency) > 0) {
-      setTimeout(() => sendJson(res, reply.status, reply.payload), reply.delayMs ?? latency);
-    } else sendJson(res, reply.status, reply.payload);
+      setTimeout(() => sendJson(res, reply.status, reply.payload, reply.headers), reply.delayMs ?? latency);
+    } else sendJson(res, reply.status, reply.payload, reply.headers);
   }
 
   function dispatch(req: IncomingMessage, res: ServerResponse, path: string, query: string, body: string): void {
@@ -100,7 +102,16 @@ export function createSandboxServer(config: SandboxConfig, deps: SandboxDependen
     }
     const platform = findModule(modules, path);
     if (platform) {
-      answerModule(res, platform.handle({ method, path, query, headers: req.headers, body }));
+      const reply = platform.handle({ method, path, query, headers: req.headers, body });
+      if (reply instanceof Promise) {
+        reply.then(
+          (done) => answerModule(res, done),
+          (error: unknown) => {
+            logger?.error({ err: error, path }, 'module failed');
+            if (!res.headersSent) sendJson(res, 500, { error: 'internal error' });
+          },
+        );
+      } else answerModule(res, reply);
       return;
     }
     if (path === PORTAL_PATH && (method === 'GET' || method === 'POST')) {

@@ -16,6 +16,7 @@ import { createGzip } from 'node:zlib';
 import { isAllowedMethod } from '@gateway/catalogue';
 import { classifyTarget } from '../routing/request-target';
 import { hasBody, readCheckedBody } from './request-body';
+import { deprecationsDocument, lifecycleHeaders } from './version-lifecycle';
 
 export interface GatewayDeps {
   decisions: Pick<DecisionClient, 'decide' | 'refund'>;
@@ -50,6 +51,7 @@ export function createGatewayHandler(deps: GatewayDeps) {
     res.setHeader('X-Request-Id', requestId);
     const target = classifyTarget(req.url ?? '');
     if (target.kind === 'not_found') return sendProblem(res, 'not_found', requestId);
+    if (target.kind === 'deprecations') return sendDeprecations(req, res, requestId);
 
     const apiKey = req.headers['x-api-key'];
     if (apiKey === undefined || apiKey === '') {
@@ -111,6 +113,7 @@ export function createGatewayHandler(deps: GatewayDeps) {
           query: target.query,
           method: endpoint!.method,
           body,
+          lifecycle: lifecycleHeaders(endpoint),
         };
         forward(deps, req, res, requestId, keyHash, verdict, call);
       });
@@ -130,6 +133,8 @@ interface ForwardCall {
   query: string;
   method: string;
   body: Buffer | undefined;
+  /** Deprecation and Sunset headers of a retiring platform API version. */
+  lifecycle: Record<string, string>;
 }
 
 function forward(
@@ -141,7 +146,7 @@ function forward(
   verdict: Extract<Verdict, { ok: true }>,
   call: ForwardCall,
 ): void {
-  const headers = limitHeaders(verdict);
+  const headers = { ...limitHeaders(verdict), ...call.lifecycle };
   const traceContext: Record<string, string> = {};
   propagation.inject(context.active(), traceContext);
   let headSent = false;
@@ -275,4 +280,16 @@ function currentTraceparent(): string | undefined {
   const carrier: Record<string, string> = {};
   propagation.inject(context.active(), carrier);
   return carrier['traceparent'];
+}
+
+/** GET /v1/deprecations: public documentation of the platform API versions being retired (no key needed). */
+function sendDeprecations(req: IncomingMessage, res: ServerResponse, requestId: string): void {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return sendProblem(res, 'path_not_allowed', requestId);
+  const body = JSON.stringify(deprecationsDocument());
+  res.writeHead(200, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': Buffer.byteLength(body),
+    'Cache-Control': 'public, max-age=3600',
+  });
+  res.end(req.method === 'HEAD' ? undefined : body);
 }

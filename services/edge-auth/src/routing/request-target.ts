@@ -5,6 +5,7 @@ export const MAX_TARGET_LENGTH = 2048;
 
 export type RequestTarget =
   | { kind: 'me'; query: string }
+  | { kind: 'deprecations' }
   | {
       kind: 'provider';
       provider: ProviderId;
@@ -28,6 +29,7 @@ export function classifyTarget(rawUrl: string): RequestTarget {
   const path = queryAt < 0 ? rawUrl : rawUrl.slice(0, queryAt);
   const query = queryAt < 0 ? '' : rawUrl.slice(queryAt + 1);
   if (path === '/v1/me') return { kind: 'me', query };
+  if (path === '/v1/deprecations') return { kind: 'deprecations' };
   if (!path.startsWith('/v1/')) return { kind: 'not_found' };
   const rest = path.slice(4);
   const slash = rest.indexOf('/');

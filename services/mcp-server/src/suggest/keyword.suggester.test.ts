@@ -126,7 +126,9 @@ describe('keyword suggestions', () => {
 
   it('falls back to the advertiser listing when nothing matches, and respects a provider filter', () => {
     expect(suggestByKeywords(index, 'zzz qqq', TODAY).suggestion?.endpoint.path).toBe('/v1.3/oauth2/advertiser/get/');
-    expect(suggestByKeywords(index, 'campaign spend', TODAY, ['search-ads'])).toEqual({ ranked: [] });
+    const filtered = suggestByKeywords(index, 'campaign spend', TODAY, ['search-ads']);
+    expect(filtered.ranked.every((entry) => entry.endpoint.provider === 'search-ads')).toBe(true);
+    expect(filtered.suggestion?.endpoint.provider).toBe('search-ads');
   });
 });
 

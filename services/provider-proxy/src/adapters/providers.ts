@@ -5,6 +5,7 @@ import {
   MARKETPLACE_AFFILIATE_PLUGIN,
   MARKETPLACE_PLUGIN,
 } from './marketplace/marketplace.plugins';
+import { SEARCH_ADS_PLUGIN } from './search-ads/search-ads.plugin';
 import { VIDEO_ADS_PLUGIN } from './video-ads/video-ads.plugin';
 import { VIDEO_SHOP_PLUGIN } from './video-shop/video-shop.plugin';
 
@@ -15,6 +16,7 @@ export const PROVIDER_PLUGINS: readonly ProviderPlugin<never>[] = [
   MARKETPLACE_PLUGIN,
   MARKETPLACE_ADS_PLUGIN,
   MARKETPLACE_AFFILIATE_PLUGIN,
+  SEARCH_ADS_PLUGIN,
 ];
 
 /** Every provider's environment variables, merged into the service's config schema. */

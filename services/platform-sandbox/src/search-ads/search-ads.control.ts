@@ -1,0 +1,62 @@
+import { z } from 'zod';
+import type { ControlReply } from '../control/control.handler';
+import type { ModuleControl } from '../platform-modules';
+import type { ApiUserStore } from './auth/api-user.store';
+import { PARENT_ORG_ID, SEARCH_ADS_ORGS } from './sandbox-orgs';
+
+const ApiUserBody = z
+  .object({ public_key_pem: z.string().min(1), org_ids: z.array(z.number().int()).min(1).optional() })
+  .strict();
+const RevokeBody = z.object({ client_id: z.string().min(1) }).strict();
+
+function badRequest(message: string): ControlReply {
+  return { status: 400, payload: { error: message } };
+}
+
+function parseJson(body: string): unknown {
+  try {
+    return body.trim() === '' ? {} : JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Test/dev routes under /_sandbox/search-ads: create an API user from a public key (what the customer does in
+ * the platform's UI), delete it, and list the orgs.
+ */
+export function searchAdsControl(store: ApiUserStore): ModuleControl {
+  function register(body: string): ControlReply {
+    const parsed = ApiUserBody.safeParse(parseJson(body));
+    if (!parsed.success) return badRequest('body must be {"public_key_pem": "<PEM>", "org_ids"?: [<number>]}');
+    const registration = store.register(parsed.data.public_key_pem, parsed.data.org_ids);
+    if (!registration.ok) return badRequest(registration.message);
+    const { user } = registration;
+    return {
+      status: 201,
+      payload: { client_id: user.clientId, team_id: user.teamId, key_id: user.keyId, org_ids: user.orgIds },
+    };
+  }
+
+  function revoke(body: string): ControlReply {
+    const parsed = RevokeBody.safeParse(parseJson(body));
+    if (!parsed.success) return badRequest('body must be {"client_id": "SEARCHADS.<uuid>"}');
+    return { status: 200, payload: { revoked: store.revoke(parsed.data.client_id) ? 1 : 0 } };
+  }
+
+  return {
+    prefix: 'search-ads',
+    handle(method, path, _query, body) {
+      switch (`${method} ${path}`) {
+        case 'POST /api-users':
+          return register(body);
+        case 'POST /api-users/revoke':
+          return revoke(body);
+        case 'GET /orgs':
+          return { status: 200, payload: { parent_org_id: PARENT_ORG_ID, orgs: SEARCH_ADS_ORGS } };
+        default:
+          return { status: 404, payload: { error: `no control route ${method} /_sandbox/search-ads${path}` } };
+      }
+    },
+  };
+}
