@@ -1,5 +1,5 @@
 import { GatewayFixtures, startGatewayCluster, type GatewayCluster } from '@gateway/testing';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { testDatabaseUri, testNatsUrl } from './harness';
 
 /**
@@ -258,6 +258,9 @@ describe('portal-api - OpenAPI document', () => {
         'signUp',
         'startGrant',
         'startRegrant',
+        'createSearchAdsKey',
+        'verifySearchAdsApiUser',
+        'connectSearchAds',
       ].sort(),
     );
     expect(doc.paths['/api/keys/{key_id}/rotate']?.post).toBeDefined();
@@ -475,7 +478,7 @@ describe('portal-api - video-shop grants', () => {
     return answer.sellers;
   }
 
-  it('lists video-shop as grantable next to video-ads and the three marketplace apps', async () => {
+  it('lists video-shop as grantable next to video-ads, the three marketplace apps and search-ads', async () => {
     const client = new PortalClient();
     await client.signUp();
     const list = await client.call<{ grantable_providers: string[] }>('GET', '/api/connections');
@@ -485,6 +488,7 @@ describe('portal-api - video-shop grants', () => {
       'marketplace',
       'marketplace-ads',
       'marketplace-affiliate',
+      'search-ads',
     ]);
   });
 
@@ -737,6 +741,258 @@ describe('portal-api - marketplace grants', () => {
     expect(list.body.connections.map((c) => c.provider).sort()).toEqual(
       ['marketplace', 'marketplace-ads', 'video-ads'].sort(),
     );
+  });
+});
+
+describe('portal-api - search-ads (a key pair instead of a redirect)', () => {
+  const CAMPAIGNS = '/v1/search-ads/api/v5/campaigns?limit=5';
+  type Key = { pending_id: string; public_key_pem: string; api_users_url: string; expires_at: string };
+  type Orgs = { orgs: { org_id: number; org_name: string; currency: string; time_zone: string }[] };
+  type Connected = {
+    account_id: string;
+    regranted: boolean;
+    connection: { account_id: string; provider: string; status: string; external_account_ids: string[] };
+  };
+  type ApiUser = { client_id: string; team_id: string; key_id: string; org_ids: number[] };
+
+  /** What the customer does on the platform's page: an API user for the portal's public key. */
+  async function registerApiUser(publicKeyPem: string): Promise<ApiUser> {
+    const response = await fetch(`${cluster.sandbox.url}/_sandbox/search-ads/api-users`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ public_key_pem: publicKeyPem }),
+    });
+    expect(response.status).toBe(201);
+    return (await response.json()) as ApiUser;
+  }
+
+  /** The full JSON flow; every answer body is kept in `bodies` so the tests can look for the private key in them. */
+  async function connectSearchAds(client: PortalClient, bodies: string[], accountId?: string) {
+    const key = await client.call<Key>(
+      'POST',
+      '/api/connections/search-ads/keys',
+      accountId ? { account_id: accountId } : {},
+    );
+    bodies.push(JSON.stringify(key.body));
+    expect(key.status).toBe(201);
+    expect(key.body.public_key_pem).toMatch(/^-----BEGIN PUBLIC KEY-----\n[\s\S]+\n-----END PUBLIC KEY-----\n?$/);
+    expect(key.body.api_users_url).toBe(`${cluster.sandbox.url}/search-ads-auth/api-users`);
+    const user = await registerApiUser(key.body.public_key_pem);
+    const verified = await client.call<Orgs>('POST', '/api/connections/search-ads/verify', {
+      pending_id: key.body.pending_id,
+      client_id: user.client_id,
+      team_id: user.team_id,
+      key_id: user.key_id,
+    });
+    bodies.push(JSON.stringify(verified.body));
+    expect(verified.status).toBe(200);
+    expect(verified.body.orgs.map((org) => org.org_id).sort()).toEqual([...user.org_ids].sort());
+    const org = verified.body.orgs[0]!;
+    expect(org).toEqual({
+      org_id: expect.any(Number),
+      org_name: expect.any(String),
+      currency: expect.any(String),
+      time_zone: expect.any(String),
+    });
+    const connected = await client.call<Connected>('POST', '/api/connections/search-ads', {
+      pending_id: key.body.pending_id,
+      org_id: org.org_id,
+    });
+    bodies.push(JSON.stringify(connected.body));
+    expect(connected.status).toBe(201);
+    return { key: key.body, user, org, connected: connected.body };
+  }
+
+  async function campaigns(secret: string, accountId: string) {
+    const response = await fetch(`${edge}${CAMPAIGNS}`, {
+      headers: { 'X-API-Key': secret, 'X-Account-Id': accountId },
+    });
+    return { status: response.status, body: (await response.json()) as { data?: unknown; error?: unknown } };
+  }
+
+  /** The base64 body of a PEM, on one line, and its 64-character lines (any of them would leak the key). */
+  function pemPieces(pem: string): string[] {
+    const lines = pem.split('\n').filter((line) => line !== '' && !line.startsWith('-----'));
+    return [lines.join(''), ...lines.filter((line) => line.length >= 32)];
+  }
+
+  it('connects an organization: the new account id answers campaigns with a key holding search-ads', async () => {
+    const client = new PortalClient();
+    const { customerId } = await client.signUp();
+    const bodies: string[] = [];
+    const { connected, org } = await connectSearchAds(client, bodies);
+    expect(connected.account_id).toMatch(/^acct_[0-9A-Za-z]{20}$/);
+    expect(connected.regranted).toBe(false);
+    expect(connected.connection).toMatchObject({
+      account_id: connected.account_id,
+      provider: 'search-ads',
+      status: 'active',
+      external_account_ids: [String(org.org_id)],
+    });
+    const list = await client.call<{ connections: { account_id: string }[]; used: number }>('GET', '/api/connections');
+    bodies.push(JSON.stringify(list.body));
+    expect(list.body.connections.map((c) => c.account_id)).toEqual([connected.account_id]);
+    expect(list.body.used).toBe(1);
+
+    const created = await client.call<{ secret: string }>('POST', '/api/keys', {
+      name: 'search ads',
+      providers: ['search-ads'],
+      account_ids: [connected.account_id],
+    });
+    expect(created.status).toBe(201);
+    const answer = await campaigns(created.body.secret, connected.account_id);
+    expect(answer.status).toBe(200);
+    expect(Array.isArray(answer.body.data)).toBe(true);
+
+    // The private key is in no answer of the flow, and is stored sealed (the raw document is ciphertext).
+    const stored = await fixtures.store.connections.loadCredentials(connected.account_id);
+    const privateKey = stored!.attributes!['private_key']!;
+    expect(privateKey).toMatch(/^-----BEGIN PRIVATE KEY-----/);
+    expect(stored!.attributes).toMatchObject({ org_id: String(org.org_id) });
+    for (const body of bodies) {
+      expect(body).not.toContain('PRIVATE KEY');
+      for (const piece of pemPieces(privateKey)) expect(body).not.toContain(piece);
+    }
+    const db = fixtures.store.connection.db!;
+    const raw = JSON.stringify(await db.collection('connections').findOne({ account_id: connected.account_id }));
+    expect(raw).not.toContain('PRIVATE KEY');
+    for (const piece of pemPieces(privateKey)) expect(raw).not.toContain(piece);
+    expect(raw).not.toContain(stored!.access_token);
+    // The pending key was used once and is gone; nothing of the customer's keys is left in clear anywhere.
+    expect(await db.collection('portal_search_ads_keys').countDocuments({ customer_id: customerId })).toBe(0);
+  });
+
+  it('keeps the pending private key sealed, and a pending key makes one connection only', async () => {
+    const client = new PortalClient();
+    const { customerId } = await client.signUp();
+    const key = await client.call<Key>('POST', '/api/connections/search-ads/keys', {});
+    const db = fixtures.store.connection.db!;
+    const pending = JSON.stringify(
+      await db.collection('portal_search_ads_keys').find({ customer_id: customerId }).toArray(),
+    );
+    expect(pending).toContain(customerId);
+    expect(pending).not.toContain('PRIVATE KEY');
+    expect(pending).not.toContain(key.body.pending_id);
+
+    // Another customer cannot use this pending key.
+    const user = await registerApiUser(key.body.public_key_pem);
+    const ids = { client_id: user.client_id, team_id: user.team_id, key_id: user.key_id };
+    const mallory = new PortalClient();
+    await mallory.signUp();
+    const stolen = await mallory.call<{ code: string }>('POST', '/api/connections/search-ads/verify', {
+      pending_id: key.body.pending_id,
+      ...ids,
+    });
+    expect(stolen.status).toBe(404);
+
+    const verified = await client.call<Orgs>('POST', '/api/connections/search-ads/verify', {
+      pending_id: key.body.pending_id,
+      ...ids,
+    });
+    const body = { pending_id: key.body.pending_id, org_id: verified.body.orgs[0]!.org_id };
+    expect((await client.call('POST', '/api/connections/search-ads', body)).status).toBe(201);
+    const again = await client.call<{ code: string }>('POST', '/api/connections/search-ads', body);
+    expect(again.status).toBe(404);
+    expect(again.body.code).toBe('not_found');
+    const list = await client.call<{ connections: unknown[] }>('GET', '/api/connections');
+    expect(list.body.connections).toHaveLength(1);
+  });
+
+  it('refuses a wrong key id, or ids of an API user with another public key, with a clear error', async () => {
+    const client = new PortalClient();
+    await client.signUp();
+    const key = await client.call<Key>('POST', '/api/connections/search-ads/keys', {});
+    const user = await registerApiUser(key.body.public_key_pem);
+    const wrongKeyId = await client.call<{ code: string; detail: string; status: number }>(
+      'POST',
+      '/api/connections/search-ads/verify',
+      { pending_id: key.body.pending_id, client_id: user.client_id, team_id: user.team_id, key_id: randomUUID() },
+    );
+    expect(wrongKeyId.status).toBe(422);
+    expect(wrongKeyId.headers.get('content-type')).toContain('application/problem+json');
+    expect(wrongKeyId.body.code).toBe('api_user_refused');
+    expect(wrongKeyId.body.detail).toMatch(/client id, team id and key id/);
+    expect(wrongKeyId.body.detail).toMatch(/public key/);
+
+    // The ids of an API user registered with another key: the portal's key does not match them.
+    const other = await client.call<Key>('POST', '/api/connections/search-ads/keys', {});
+    const otherUser = await registerApiUser(other.body.public_key_pem);
+    const mismatch = await client.call<{ code: string }>('POST', '/api/connections/search-ads/verify', {
+      pending_id: key.body.pending_id,
+      client_id: otherUser.client_id,
+      team_id: otherUser.team_id,
+      key_id: otherUser.key_id,
+    });
+    expect(mismatch.status).toBe(422);
+    expect(mismatch.body.code).toBe('api_user_refused');
+
+    // Not verified: no connection can be made.
+    const early = await client.call<{ code: string }>('POST', '/api/connections/search-ads', {
+      pending_id: key.body.pending_id,
+      org_id: user.org_ids[0],
+    });
+    expect(early.status).toBe(400);
+    const list = await client.call<{ connections: unknown[] }>('GET', '/api/connections');
+    expect(list.body.connections).toEqual([]);
+    // The redirect flow says where the key-pair flow is.
+    const redirect = await client.call<{ code: string; detail: string }>('POST', '/api/connections/grants', {
+      provider: 'search-ads',
+    });
+    expect(redirect.status).toBe(422);
+    expect(redirect.body.detail).toContain('/api/connections/search-ads/keys');
+  });
+
+  it('re-grants with a new key pair and keeps the account id; another organization is refused', async () => {
+    const client = new PortalClient();
+    await client.signUp();
+    const first = await connectSearchAds(client, []);
+    const accountId = first.connected.account_id;
+    await fixtures.store.connections.setStatus(accountId, 'needs_regrant');
+
+    const bodies: string[] = [];
+    const again = await connectSearchAds(client, bodies, accountId);
+    expect(again.connected.account_id).toBe(accountId);
+    expect(again.connected.regranted).toBe(true);
+    expect(again.connected.connection.status).toBe('active');
+    const stored = await fixtures.store.connections.loadCredentials(accountId);
+    expect(stored!.attributes).toMatchObject({ client_id: again.user.client_id, key_id: again.user.key_id });
+    for (const body of bodies) expect(body).not.toContain('PRIVATE KEY');
+
+    // The old API user is gone at the platform: the connection uses the new key.
+    await fetch(`${cluster.sandbox.url}/_sandbox/search-ads/api-users/revoke`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ client_id: first.user.client_id }),
+    });
+    const created = await client.call<{ secret: string }>('POST', '/api/keys', {
+      name: 'regranted',
+      providers: ['search-ads'],
+      account_ids: [accountId],
+    });
+    expect((await campaigns(created.body.secret, accountId)).status).toBe(200);
+    const list = await client.call<{ connections: unknown[]; used: number }>('GET', '/api/connections');
+    expect(list.body.used).toBe(1);
+
+    // A re-grant must stay on the connection's organization.
+    const key = await client.call<Key>('POST', '/api/connections/search-ads/keys', { account_id: accountId });
+    const user = await registerApiUser(key.body.public_key_pem);
+    const orgs = await client.call<Orgs>('POST', '/api/connections/search-ads/verify', {
+      pending_id: key.body.pending_id,
+      client_id: user.client_id,
+      team_id: user.team_id,
+      key_id: user.key_id,
+    });
+    const otherOrg = orgs.body.orgs.find(
+      (org) => String(org.org_id) !== first.connected.connection.external_account_ids[0],
+    );
+    if (otherOrg !== undefined) {
+      const refused = await client.call<{ code: string }>('POST', '/api/connections/search-ads', {
+        pending_id: key.body.pending_id,
+        org_id: otherOrg.org_id,
+      });
+      expect(refused.status).toBe(409);
+      expect(refused.body.code).toBe('other_account');
+    }
   });
 });
 

@@ -8,7 +8,8 @@ import { testDatabaseUri, testNatsUrl } from './harness';
  * The acceptance flow of the key portal in a real browser (Debian's chromium driven by playwright-core, headless):
  * sign up, connect video-ads through the sandbox's authorization page, create a key and copy it once, call the
  * REST gateway with it, see usage rise on the chart, rotate it (old key refused), revoke it; one marketplace shop
- * granted to the three apps shows as three connections.
+ * granted to the three apps shows as three connections; search-ads connects with a key pair the portal makes, whose
+ * public key is registered on the sandbox's API-user page.
  */
 const CHROMIUM = '/usr/bin/chromium';
 const ADVERTISERS = '/v1/video-ads/v1.3/oauth2/advertiser/get/';
@@ -253,6 +254,78 @@ describeWithChromium('portal in a browser', () => {
       await marketPage.getByText('3 of 3 connections used on your plan.').waitFor();
     } finally {
       await marketContext.close();
+    }
+  }, 120_000);
+
+  it('connects search-ads: generates the key, registers it on the platform page, enters the ids, picks the org', async () => {
+    const adsContext = await browser.newContext();
+    const adsPage = await adsContext.newPage();
+    try {
+      await adsPage.goto(`${portal}/sign-up`);
+      await adsPage.getByLabel('Name').fill('Search Ads Tester');
+      await adsPage.getByLabel('Email').fill(`a-${randomBytes(4).toString('hex')}@example.test`);
+      await adsPage.getByLabel('Password').fill('a long enough passphrase');
+      await adsPage.getByRole('button', { name: 'Create account' }).click();
+      await adsPage.waitForURL(`${portal}/connections`);
+
+      // 1. The portal makes the key pair and shows the public key only, with the platform's API-user page.
+      await adsPage.getByRole('button', { name: 'Connect Search ads' }).click();
+      await adsPage.waitForURL(`${portal}/connections/search-ads`);
+      await adsPage.getByRole('button', { name: 'Generate key' }).click();
+      const publicKey = (await adsPage.getByTestId('public-key').textContent())!;
+      expect(publicKey).toMatch(/^-----BEGIN PUBLIC KEY-----/);
+      expect(await adsPage.content()).not.toContain('PRIVATE KEY');
+      const link = adsPage.getByTestId('api-users-link');
+      expect(await link.getAttribute('href')).toBe(`${cluster.sandbox.url}/search-ads-auth/api-users`);
+
+      // 2. On the platform's page (opened from the portal's link): paste the public key, save, read the three ids.
+      const [platform] = await Promise.all([adsContext.waitForEvent('page'), link.click()]);
+      await platform.waitForLoadState();
+      expect(platform.url()).toBe(`${cluster.sandbox.url}/search-ads-auth/api-users`);
+      await platform.locator('#public_key').fill(publicKey);
+      await platform.getByRole('button', { name: 'Save' }).click();
+      await platform.locator('#client-id').waitFor();
+      const ids = {
+        client: (await platform.locator('#client-id').textContent())!.trim(),
+        team: (await platform.locator('#team-id').textContent())!.trim(),
+        key: (await platform.locator('#key-id').textContent())!.trim(),
+      };
+      await platform.close();
+
+      // A wrong key id first: the portal says the ids or the registered key do not match.
+      await adsPage.getByLabel('Client ID').fill(ids.client);
+      await adsPage.getByLabel('Team ID').fill(ids.team);
+      await adsPage.getByLabel('Key ID').fill(`${ids.key.slice(0, -4)}0000`);
+      await adsPage.getByRole('button', { name: 'Check API user' }).click();
+      await expect(adsPage.locator('[data-testid="step-ids"] .flash.error').textContent()).resolves.toMatch(
+        /client id, team id and key id/,
+      );
+
+      // 3. The right ids: the organizations of the API user; pick one and connect.
+      await adsPage.getByLabel('Key ID').fill(ids.key);
+      await adsPage.getByRole('button', { name: 'Check API user' }).click();
+      await adsPage.locator('input[name="org_id"]').first().check();
+      await adsPage.getByRole('button', { name: 'Connect organization' }).click();
+      const accountId = (await adsPage.getByTestId('connected-account-id').textContent())!.trim();
+      expect(accountId).toMatch(/^acct_[0-9A-Za-z]{20}$/);
+      expect(await adsPage.content()).not.toContain('PRIVATE KEY');
+
+      // The connection is listed; a key holding search-ads calls the REST gateway with it.
+      await adsPage.getByRole('link', { name: 'Back to connections' }).click();
+      await adsPage.locator(`tr[data-account-id="${accountId}"]`).waitFor();
+      await adsPage.getByRole('link', { name: 'Keys' }).click();
+      await adsPage.waitForURL(`${portal}/keys`);
+      await adsPage.getByLabel('Name').fill('search ads key');
+      await adsPage.getByLabel('Video ads').uncheck();
+      await adsPage.getByLabel('Search ads').check();
+      await adsPage.getByRole('button', { name: 'Create key' }).click();
+      const secret = (await adsPage.getByTestId('secret').textContent())!.trim();
+      const response = await fetch(`${edge}/v1/search-ads/api/v5/campaigns?limit=5`, {
+        headers: { 'X-API-Key': secret, 'X-Account-Id': accountId },
+      });
+      expect(response.status).toBe(200);
+    } finally {
+      await adsContext.close();
     }
   }, 120_000);
 });

@@ -173,7 +173,7 @@ describe('REST gateway - connections and providers (spec 5.1 rules 1-4)', () => 
     );
   });
 
-  it('an unknown provider id gets 404 unknown_provider, and a provider without endpoints path_not_allowed', async () => {
+  it('an unknown provider id gets 404 unknown_provider, and a path off a provider allowlist path_not_allowed', async () => {
     const customer = await fixtures.customer();
     const searchAccount = await fixtures.otherConnection(customer.customer_id, 'search-ads');
     const { secret } = await fixtures.key({
@@ -183,7 +183,7 @@ describe('REST gateway - connections and providers (spec 5.1 rules 1-4)', () => 
     });
     expectProblem(await get(edge0, '/v1/tiktok/v1.3/campaign/get/', { 'X-API-Key': secret }), 404, 'unknown_provider');
     expectProblem(
-      await get(edge0, '/v1/search-ads/api/v5/campaigns', { 'X-API-Key': secret }),
+      await get(edge0, '/v1/search-ads/api/v4/campaigns', { 'X-API-Key': secret }),
       403,
       'path_not_allowed',
     );

@@ -65,8 +65,9 @@ describe('local stack', () => {
       { provider: 'marketplace', account_id: expect.any(String) },
       { provider: 'marketplace-ads', account_id: expect.any(String) },
       { provider: 'marketplace-affiliate', account_id: expect.any(String) },
+      { provider: 'search-ads', account_id: expect.any(String) },
     ]);
-    expect(new Set(info.demo.account_ids).size).toBe(5);
+    expect(new Set(info.demo.account_ids).size).toBe(6);
     expect(info.demo.account_ids).toEqual(info.demo.accounts.map((account) => account.account_id));
     const accountOf = (provider: string) => info.demo.accounts.find((account) => account.provider === provider)!;
     for (const account of info.demo.accounts) expect(output).toContain(account.account_id);
@@ -84,7 +85,7 @@ describe('local stack', () => {
     }
     const me = await rawRequest(info.urls.rest!, '/v1/me', { headers: { 'X-API-Key': info.demo.api_key } });
     expect(me.json()).toMatchObject({
-      // five connections: more than trial's allowance (3), so the demo customer is on growth
+      // six connections: more than trial's allowance (3), within growth's (15), so the demo customer is on growth
       plan: 'growth',
       accounts: expect.arrayContaining(info.demo.accounts.map((account) => expect.objectContaining(account))),
     });
@@ -116,6 +117,15 @@ describe('local stack', () => {
       });
     }
     expect(output).toContain('/v1/marketplace/api/v2/shop/get_shop_info');
+    // search-ads: an API user of one sandbox org with the stack's own key pair; v5 answers with its Sunset
+    const campaigns = await rawRequest(info.urls.rest!, '/v1/search-ads/api/v5/campaigns?limit=5', {
+      headers: { 'X-API-Key': info.demo.api_key, 'X-Account-Id': accountOf('search-ads').account_id },
+    });
+    expect({ status: campaigns.status, sunset: campaigns.headers['sunset'] }).toEqual({
+      status: 200,
+      sunset: expect.any(String),
+    });
+    expect(output).toContain('/v1/search-ads/api/v5/campaigns?limit=5');
 
     firstDemo = info.demo;
 
@@ -141,6 +151,11 @@ describe('local stack', () => {
       headers: { 'X-API-Key': info.demo.api_key, 'X-Account-Id': accountOf('marketplace').account_id },
     });
     expect({ status: shopInfo.status, body: shopInfo.json() }).toMatchObject({ status: 200, body: { error: '' } });
+    // the restarted sandbox forgot the search-ads API user: the same account id, re-granted with a new key pair
+    const campaigns = await rawRequest(info.urls.rest!, '/v1/search-ads/api/v5/campaigns?limit=5', {
+      headers: { 'X-API-Key': info.demo.api_key, 'X-Account-Id': accountOf('search-ads').account_id },
+    });
+    expect(campaigns.status).toBe(200);
 
     const exited = new Promise<number | null>((resolve) => stack.once('exit', (code) => resolve(code)));
     stack.kill('SIGINT');

@@ -1,4 +1,12 @@
-import { exchangeVideoAdsAuthCode, type VideoAdsApp } from '@gateway/platform-grants';
+import {
+  exchangeVideoAdsAuthCode,
+  generateSearchAdsKeyPair,
+  searchAdsGrant,
+  SearchAdsGrantError,
+  type SearchAdsApiUser,
+  type SearchAdsGrant,
+  type VideoAdsApp,
+} from '@gateway/platform-grants';
 import {
   hashApiKey,
   type ConnectionRecord,
@@ -29,9 +37,15 @@ const DEMO_EMAIL = 'demo@example.com';
 export const MARKETPLACE_PROVIDERS = ['marketplace', 'marketplace-ads', 'marketplace-affiliate'] as const;
 export type MarketplaceProvider = (typeof MARKETPLACE_PROVIDERS)[number];
 
+/** search-ads at the sandbox: its API host and token host (platform-sandbox README, search-ads). */
+export interface SearchAdsPlatform {
+  apiBaseUrl: string;
+  authBaseUrl: string;
+}
+
 /**
- * The demo has five connections (video-ads, video-shop and one shop on each of the three marketplace apps): the
- * trial plan allows 3 (DEFAULT_PLANS), growth 15, so the demo customer is on growth.
+ * The demo has six connections (video-ads, video-shop, one shop on each of the three marketplace apps and one
+ * search-ads organization): the trial plan allows 3 (DEFAULT_PLANS), growth 15, so the demo customer is on growth.
  */
 const DEMO_PLAN = 'growth';
 
@@ -40,13 +54,18 @@ const DEMO_PLAN = 'growth';
  * sandbox's own flow: video-ads through the authorization page (auth_code -> token exchange), video-shop through
  * the sandbox's seeding route (token pair and shop ciphers; the portal has no video-shop grant yet), one shop, and
  * the first marketplace sandbox shop granted to each of the three marketplace apps through the sandbox's grant
- * route (three connections, same shop id). And one key for all five. Re-running keeps the customer (moved to the
- * growth plan if an older run made it a trial customer), re-grants the connections (the sandbox forgets tokens when
- * it restarts; the account ids stay, spec 3) and keeps the key when it is still active, widened to every connection.
+ * route (three connections, same shop id), and search-ads as the portal makes it (an API user of one sandbox org
+ * with a key pair made here). And one key for all six. Re-running keeps the customer (moved to the growth plan if an
+ * older run made it a trial customer), re-grants the connections (the sandbox forgets tokens and API users when it
+ * restarts; the account ids stay, spec 3) and keeps the key when it is still active, widened to every connection.
  */
 export async function seedDemo(
   store: Store,
-  sandbox: { videoAds: VideoAdsApp; marketplacePartnerIds: Record<MarketplaceProvider, string> },
+  sandbox: {
+    videoAds: VideoAdsApp;
+    marketplacePartnerIds: Record<MarketplaceProvider, string>;
+    searchAds: SearchAdsPlatform;
+  },
   previous?: Partial<DemoIdentity>,
 ): Promise<DemoIdentity> {
   await store.plans.seedDefaultPlans();
@@ -94,6 +113,12 @@ export async function seedDemo(
     const connection = await upsert(provider, grant, [String(marketShopId)]);
     accounts.push({ provider, account_id: connection.account_id });
   }
+  const searchAds = searchAdsGrant(sandbox.searchAds);
+  const current = existing.find((connection) => connection.provider === 'search-ads');
+  const kept = current ? await keptSearchAdsGrant(store, searchAds, current.account_id) : undefined;
+  const adsUser = kept ?? (await newSearchAdsGrant(searchAds, sandbox.videoAds.baseUrl));
+  const searchAdsConnection = await upsert('search-ads', adsUser.credentials, adsUser.externalAccountIds);
+  accounts.push({ provider: 'search-ads', account_id: searchAdsConnection.account_id });
   const accountIds = accounts.map((account) => account.account_id);
   const providers = accounts.map((account) => account.provider);
   const identity = (key: { key_id: string; account_ids: string[] }, apiKey: string): DemoIdentity => ({
@@ -162,6 +187,64 @@ async function mintVideoShopGrant(sandboxUrl: string): Promise<{
       attributes: { shop_cipher: shop.cipher, shop_id: shop.id },
     },
   };
+}
+
+type SearchAdsDemoGrant = { externalAccountIds: string[]; credentials: CreateConnectionInput['credentials'] };
+
+/**
+ * search-ads, re-run: the stored connection still works when its API user still mints tokens (a sandbox that did not
+ * restart). Then it is kept, key pair and API user, with a fresh token. Undefined when it does not (invalid_client:
+ * the restarted sandbox forgot its API users), so the caller makes a new API user and re-grants the same account id.
+ */
+async function keptSearchAdsGrant(
+  store: Store,
+  grant: SearchAdsGrant,
+  accountId: string,
+): Promise<SearchAdsDemoGrant | undefined> {
+  let attributes: Record<string, string> | undefined;
+  try {
+    // null unless active: a connection the platform refused (needs_regrant) gets a new API user.
+    attributes = (await store.connections.loadCredentials(accountId))?.attributes;
+  } catch {
+    return undefined;
+  }
+  const { client_id, team_id, key_id, org_id, private_key } = attributes ?? {};
+  if (!client_id || !team_id || !key_id || !org_id || !private_key) return undefined;
+  const user: SearchAdsApiUser = { clientId: client_id, teamId: team_id, keyId: key_id, privateKeyPem: private_key };
+  try {
+    return grant.grantedAccount(user, await grant.mintToken(user), Number(org_id));
+  } catch (error) {
+    if (error instanceof SearchAdsGrantError && error.reason === 'invalid_client') return undefined;
+    throw error;
+  }
+}
+
+/**
+ * search-ads, first run or a forgotten API user: what the customer does with the portal's public key, through the
+ * sandbox's control route (POST /_sandbox/search-ads/api-users, one org: the first of GET /_sandbox/search-ads/orgs),
+ * then the portal's own token mint (ES256 client assertion) and stored shape (libs/testing's searchAdsConnection).
+ */
+async function newSearchAdsGrant(grant: SearchAdsGrant, sandboxUrl: string): Promise<SearchAdsDemoGrant> {
+  const listing = (await (await fetch(new URL('/_sandbox/search-ads/orgs', sandboxUrl))).json()) as {
+    orgs?: { orgId: number }[];
+  };
+  const orgId = listing.orgs?.[0]?.orgId;
+  if (orgId === undefined) throw new Error('the sandbox lists no search-ads organization to grant');
+  const pair = await generateSearchAdsKeyPair();
+  const response = await fetch(new URL('/_sandbox/search-ads/api-users', sandboxUrl), {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json' },
+    body: JSON.stringify({ public_key_pem: pair.publicKeyPem, org_ids: [orgId] }),
+  });
+  if (response.status !== 201) throw new Error(`the sandbox's search-ads API user answered ${response.status}`);
+  const registered = (await response.json()) as { client_id: string; team_id: string; key_id: string };
+  const user: SearchAdsApiUser = {
+    clientId: registered.client_id,
+    teamId: registered.team_id,
+    keyId: registered.key_id,
+    privateKeyPem: pair.privateKeyPem,
+  };
+  return grant.grantedAccount(user, await grant.mintToken(user), orgId);
 }
 
 /** The first of the marketplace sandbox's fixed shops (GET /_sandbox/marketplace/shops). */

@@ -36,6 +36,8 @@ ${connections}
           '${urls.rest}/v1/video-shop/authorization/202309/shops'
         curl -H 'X-API-Key: ${demo.api_key}' -H 'X-Account-Id: ${accountOf('marketplace')}' \\
           '${urls.rest}/v1/marketplace/api/v2/shop/get_shop_info'
+        curl -i -H 'X-API-Key: ${demo.api_key}' -H 'X-Account-Id: ${accountOf('search-ads')}' \\
+          '${urls.rest}/v1/search-ads/api/v5/campaigns?limit=5'   # v5 retires: -i shows its Sunset header
         curl -H 'Authorization: Bearer ${demo.api_key}' -H 'Content-Type: application/json' \\
           -d '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"check_quota"}}' ${urls.mcp}
 

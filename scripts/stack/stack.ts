@@ -127,6 +127,8 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
         SANDBOX_MARKETPLACE_AFFILIATE_PARTNER_ID: secrets.marketplaceAffiliatePartnerId,
         SANDBOX_MARKETPLACE_AFFILIATE_PARTNER_KEY: secrets.marketplaceAffiliatePartnerKey,
         SANDBOX_MARKETPLACE_APP_QPS: appQps,
+        // search-ads has no app: the platform limits each API user per hour; 0 = unlimited, as for load tests above.
+        SANDBOX_SEARCH_ADS_USER_HOUR_LIMIT: env.STACK_SEARCH_ADS_USER_HOUR_LIMIT ?? '0',
       },
       [],
     );
@@ -147,6 +149,9 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
       MARKETPLACE_ADS_PARTNER_KEY: secrets.marketplaceAdsPartnerKey,
       MARKETPLACE_AFFILIATE_PARTNER_ID: secrets.marketplaceAffiliatePartnerId,
       MARKETPLACE_AFFILIATE_PARTNER_KEY: secrets.marketplaceAffiliatePartnerKey,
+      // search-ads has no app of the gateway (each connection is its own API user): its two hosts only.
+      SEARCH_ADS_API_URL: `${sandbox.url}/search-ads`,
+      SEARCH_ADS_AUTH_URL: `${sandbox.url}/search-ads-auth`,
     };
     const proxy = await launch(
       'provider-proxy',
@@ -160,6 +165,7 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
         MARKETPLACE_APP_QPS: appQps,
         MARKETPLACE_ADS_APP_QPS: appQps,
         MARKETPLACE_AFFILIATE_APP_QPS: appQps,
+        SEARCH_ADS_QPS: appQps,
         // Token renewals are single-flight across replicas through a lease in this KV bucket.
         NATS_URL: nats.url,
         RENEWAL_LEASE_BUCKET: renewalBucket,
@@ -211,6 +217,8 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
         CREDENTIALS_ENCRYPTION_KEYS: secrets.credentialsKeys,
         CREDENTIALS_ACTIVE_KEY_ID: secrets.credentialsActiveKeyId,
         ...platformEnv,
+        // The page where a customer registers the portal's public key as a search-ads API user: the sandbox's own.
+        SEARCH_ADS_API_USERS_URL: `${sandbox.url}/search-ads-auth/api-users`,
         REST_BASE_URL: edge.url,
         MCP_URL: `${mcp.url}/mcp`,
         ...limiterEnv,
@@ -235,6 +243,7 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
             'marketplace-ads': secrets.marketplaceAdsPartnerId,
             'marketplace-affiliate': secrets.marketplaceAffiliatePartnerId,
           },
+          searchAds: { apiBaseUrl: platformEnv.SEARCH_ADS_API_URL, authBaseUrl: platformEnv.SEARCH_ADS_AUTH_URL },
         },
         previous,
       );

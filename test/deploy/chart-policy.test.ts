@@ -460,6 +460,50 @@ describe('charts/gateway', () => {
     ).toContain('providers.marketplace-ads.env.MARKETPLACE_BASE_URL ("https://elsewhere.example") differs');
   });
 
+  it('wires search-ads by its two platform hosts alone: no app, so no Secret key, and the sandbox in dev', () => {
+    const envOf = (objects: Obj[], component: string) =>
+      new Map(
+        (named(objects, 'Deployment', component)!.spec.template.spec.containers[0].env as Obj[]).map((entry) => [
+          entry.name as string,
+          entry,
+        ]),
+      );
+    const searchAdsEnv = (env: Map<string, Obj>) => [...env.keys()].filter((name) => name.startsWith('SEARCH_ADS_'));
+    const production = render([
+      '--values',
+      join(chart, 'ci', 'minimal-values.yaml'),
+      '--set',
+      'components.portal-api.enabled=true',
+    ]);
+    for (const component of ['provider-proxy', 'portal-api']) {
+      const env = envOf(production, component);
+      expect(env.get('SEARCH_ADS_API_URL')?.value).toBe('https://api.searchads.apple.com');
+      expect(env.get('SEARCH_ADS_AUTH_URL')?.value).toBe('https://appleid.apple.com');
+      // each connection is its own API user: nothing of search-ads comes from a Secret
+      for (const name of searchAdsEnv(env)) expect(env.get(name)?.valueFrom).toBeUndefined();
+      // the portal's link to the platform's API-user page keeps portal-api's own default in production
+      expect(env.has('SEARCH_ADS_API_USERS_URL')).toBe(false);
+    }
+    expect(envOf(production, 'provider-proxy').get('SEARCH_ADS_QPS')?.value).toBe('20');
+
+    const dev = render([
+      '--values',
+      join(chart, 'ci', 'dev-values.yaml'),
+      '--set',
+      'components.portal-api.enabled=true',
+    ]);
+    for (const component of ['provider-proxy', 'portal-api']) {
+      const env = envOf(dev, component);
+      expect(env.get('SEARCH_ADS_API_URL')?.value).toBe('http://gateway-platform-sandbox:8080/search-ads');
+      expect(env.get('SEARCH_ADS_AUTH_URL')?.value).toBe('http://gateway-platform-sandbox:8080/search-ads-auth');
+      expect(env.get('SEARCH_ADS_API_USERS_URL')?.value).toBe(
+        'http://gateway-platform-sandbox:8080/search-ads-auth/api-users',
+      );
+    }
+    // the sandbox needs nothing of search-ads (its API users are registered by the portal, or by its dev route)
+    expect(searchAdsEnv(envOf(dev, 'platform-sandbox'))).toEqual([]);
+  });
+
   it('refuses the sandbox, dev Secrets and latest tags in production', () => {
     const minimal = ['--values', join(chart, 'ci', 'minimal-values.yaml')];
     expect(renderError([...minimal, '--set', 'components.platform-sandbox.enabled=true'])).toContain(

@@ -8,3 +8,21 @@ export { videoShopSign } from './video-shop.signature';
 export { marketplaceGrant, MARKETPLACE_AUTH_PARTNER_PATH, MARKETPLACE_TOKEN_PATH } from './marketplace.grant';
 export type { MarketplaceApp, MarketplaceGrantOptions, MarketplaceProvider } from './marketplace.grant';
 export { marketplaceSign } from './marketplace.signature';
+export {
+  generateSearchAdsKeyPair,
+  searchAdsClientAssertion,
+  searchAdsGrant,
+  SearchAdsGrantError,
+  SEARCH_ADS_ACLS_PATH,
+  SEARCH_ADS_ASSERTION_AUDIENCE,
+  SEARCH_ADS_TOKEN_PATH,
+} from './search-ads.grant';
+export type {
+  SearchAdsApiUser,
+  SearchAdsGrant,
+  SearchAdsGrantOptions,
+  SearchAdsKeyPair,
+  SearchAdsOrg,
+  SearchAdsRefusal,
+  SearchAdsToken,
+} from './search-ads.grant';

@@ -115,5 +115,45 @@ export const SECRET_QUERY_PARAMS: readonly string[] = [
   'password',
   'code',
   'auth',
+  'auth_code',
   'signature',
+  'app_secret',
+  'partner_key',
+  'client_assertion',
 ];
+
+/** Attributes of an incoming request's span that carry its query string. */
+const QUERY_ATTRIBUTES = ['url.query', 'url.full', 'http.target', 'http.url'] as const;
+const LONG_NAME = 64;
+
+/**
+ * A query string with every value replaced by `REDACTED`, names kept (long ones too: a name can be a bare token).
+ * Callers put credentials in queries under any spelling (`APP_SECRET`, `app%5Fsecret`, `partner_key`), which a
+ * list of names cannot foresee; the names alone still tell what was asked.
+ */
+export function redactQueryValues(query: string): string {
+  if (query === '') return query;
+  return query
+    .split('&')
+    .map((segment) => {
+      const equals = segment.indexOf('=');
+      const name = equals === -1 ? segment : segment.slice(0, equals);
+      const safeName = name.length > LONG_NAME || looksLikeCredential(name) ? REDACTED : name;
+      return equals === -1 ? safeName : `${safeName}=${REDACTED}`;
+    })
+    .join('&');
+}
+
+/** Rewrites the query-bearing attributes of a server span so that no query value of the caller is kept. */
+export function redactIncomingQuery(span: Span): void {
+  const attributes = (span as unknown as { attributes?: Attributes }).attributes;
+  if (attributes === undefined) return;
+  for (const name of QUERY_ATTRIBUTES) {
+    const value = attributes[name];
+    if (typeof value !== 'string') continue;
+    const at = value.indexOf('?');
+    if (name === 'url.query')
+      span.setAttribute(name, redactQueryValues(value.startsWith('?') ? value.slice(1) : value));
+    else if (at !== -1) span.setAttribute(name, `${value.slice(0, at)}?${redactQueryValues(value.slice(at + 1))}`);
+  }
+}

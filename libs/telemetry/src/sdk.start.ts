@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { getNodeAutoInstrumentations } from '@opentelemetry/auto-instrumentations-node';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import type { TelemetryPlan } from './otel-env.config';
-import { redactUrl, SECRET_QUERY_PARAMS } from './safe-attributes';
+import { redactIncomingQuery, redactUrl, SECRET_QUERY_PARAMS } from './safe-attributes';
 import { registerRunningTelemetry } from './telemetry.lifecycle';
 
 /** Probes and scrapes arrive every few seconds and would bury the requests worth reading. */
@@ -32,6 +32,10 @@ function instrumentations(plan: TelemetryPlan) {
       // Platform APIs take access_token/key in the query string; it must not reach url.full or url.query.
       redactedQueryParams: [...SECRET_QUERY_PARAMS],
       redactedQueryParamsServer: [...SECRET_QUERY_PARAMS],
+      // A caller's query can hold credentials under any name: no value of it is kept on the server span.
+      requestHook: (span, request) => {
+        if (isIncoming(request)) redactIncomingQuery(span);
+      },
       ignoreIncomingRequestHook: isProbe,
     },
     '@opentelemetry/instrumentation-express': {
@@ -69,4 +73,13 @@ export function startTelemetry(plan: TelemetryPlan): void {
   });
   sdk.start();
   registerRunningTelemetry(() => sdk.shutdown());
+}
+
+function isIncoming(request: unknown): request is IncomingMessage {
+  return (
+    typeof request === 'object' &&
+    request !== null &&
+    'httpVersion' in request &&
+    !('method' in request && 'path' in request)
+  );
 }

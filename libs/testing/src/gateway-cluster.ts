@@ -263,6 +263,8 @@ export async function startGatewayCluster(options: GatewayClusterOptions): Promi
             VIDEO_SHOP_APP_SECRET: secrets.shopAppSecret,
             ...marketplaceEnv,
             ...searchAdsEnv,
+            // The platform's "create an API user" page, where the portal's connect dialog links to.
+            SEARCH_ADS_API_USERS_URL: `${sandbox.url}/search-ads-auth/api-users`,
             ...(edges[0] ? { REST_BASE_URL: edges[0].url } : {}),
             ...(mcps[0] ? { MCP_URL: `${mcps[0].url}/mcp` } : {}),
             ...sharedEnv,

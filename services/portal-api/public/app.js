@@ -446,6 +446,9 @@ const GRANT_ERRORS = {
   other_account: "The grant does not cover this connection's account; choose the same account on the platform.",
 };
 
+/** Providers connected with a key pair of the portal instead of a platform redirect, and their connect page. */
+const KEY_PAIR_PROVIDERS = { 'search-ads': '/connections/search-ads' };
+
 const STATUS_LABELS = { active: 'Active', revoked: 'Revoked', needs_regrant: 'Needs re-grant' };
 const NEEDS_REGRANT_HELP = 'The platform no longer accepts this grant; re-grant it, the account id stays the same.';
 
@@ -490,7 +493,15 @@ async function connectionsPage() {
       data.grantable_providers.map((p) =>
         h(
           'button',
-          { type: 'button', disabled: full, onclick: () => go('/api/connections/grants', { provider: p }) },
+          {
+            type: 'button',
+            disabled: full,
+            // search-ads has no authorization page: its connect page makes a key pair (KEY_PAIR_PROVIDERS).
+            onclick: () =>
+              KEY_PAIR_PROVIDERS[p]
+                ? location.assign(KEY_PAIR_PROVIDERS[p])
+                : go('/api/connections/grants', { provider: p }),
+          },
           `Connect ${PROVIDER_NAMES[p] || p}`,
         ),
       ),
@@ -556,7 +567,12 @@ async function connectionsPage() {
                             type: 'button',
                             // A connection the platform stopped accepting gets the prominent button.
                             class: c.status === 'needs_regrant' ? 'regrant' : 'secondary',
-                            onclick: () => go(`/api/connections/${c.account_id}/regrant`),
+                            onclick: () =>
+                              KEY_PAIR_PROVIDERS[c.provider]
+                                ? location.assign(
+                                    `${KEY_PAIR_PROVIDERS[c.provider]}?account_id=${encodeURIComponent(c.account_id)}`,
+                                  )
+                                : go(`/api/connections/${c.account_id}/regrant`),
                           },
                           'Re-grant',
                         )
@@ -570,6 +586,188 @@ async function connectionsPage() {
           ),
         );
   render(h('h1', {}, 'Connections'), ...notices, errorBox, connect, table);
+}
+
+/**
+ * Connect search-ads (no authorization page): 1. the portal makes a key pair and shows the public key, which the
+ * customer registers as an API user on the platform; 2. the customer enters the client id, team id and key id the
+ * platform shows; 3. picks one organization of the API user. The private key never reaches the browser.
+ */
+async function searchAdsConnectPage() {
+  const accountId = new URLSearchParams(location.search).get('account_id');
+  const regrant = Boolean(accountId);
+  let pendingId = null;
+
+  const keyStep = h('div', { class: 'card', 'data-testid': 'step-key' });
+  const idsStep = h('div', { class: 'card', 'data-testid': 'step-ids', hidden: true });
+  const orgStep = h('div', { class: 'card', 'data-testid': 'step-org', hidden: true });
+  const doneBox = h('div', {});
+  const keyError = h('div', { class: 'form-error' });
+
+  const generate = h('button', { type: 'button' }, 'Generate key');
+  keyStep.append(
+    h('h2', {}, '1. Generate a key'),
+    h(
+      'p',
+      {},
+      'The portal makes a key pair for this connection. You register its public key as an API user on the platform; ',
+      'the private key stays in the portal, encrypted, and is never shown.',
+    ),
+    keyError,
+    h('div', { class: 'actions' }, generate),
+  );
+  generate.addEventListener('click', async () => {
+    generate.disabled = true;
+    try {
+      const key = await api('POST', '/api/connections/search-ads/keys', regrant ? { account_id: accountId } : {});
+      pendingId = key.pending_id;
+      const pem = h('pre', { class: 'public-key', 'data-testid': 'public-key' }, key.public_key_pem);
+      const copy = h(
+        'button',
+        { type: 'button', class: 'secondary', onclick: () => copyText(key.public_key_pem, copy) },
+        'Copy',
+      );
+      keyStep.replaceChildren(
+        h('h2', {}, '1. Register the public key on the platform'),
+        h('div', { class: 'secret' }, pem, copy),
+        h(
+          'ol',
+          {},
+          h(
+            'li',
+            {},
+            'Open ',
+            h(
+              'a',
+              {
+                href: key.api_users_url,
+                target: '_blank',
+                rel: 'noopener noreferrer',
+                'data-testid': 'api-users-link',
+              },
+              'the API page of your Apple Ads account settings',
+            ),
+            ' and create an API user (role: API Account Read Only is enough).',
+          ),
+          h('li', {}, 'Paste the public key above, choose the organizations, and save.'),
+          h('li', {}, 'The platform shows a client ID, a team ID and a key ID: enter them below.'),
+        ),
+        h('p', { class: 'muted' }, `This key waits for its API user until ${formatDate(key.expires_at)}.`),
+      );
+      idsStep.hidden = false;
+      idsForm.querySelector('input').focus();
+    } catch (error) {
+      keyError.replaceChildren(flash('error', error.message));
+      generate.disabled = false;
+    }
+  });
+
+  const idsForm = h(
+    'form',
+    { novalidate: true },
+    h('div', { class: 'form-error' }),
+    field(
+      'client_id',
+      'Client ID',
+      h('input', { id: 'sa-client-id', name: 'client_id', type: 'text', autocomplete: 'off' }),
+    ),
+    field('team_id', 'Team ID', h('input', { id: 'sa-team-id', name: 'team_id', type: 'text', autocomplete: 'off' })),
+    field('key_id', 'Key ID', h('input', { id: 'sa-key-id', name: 'key_id', type: 'text', autocomplete: 'off' })),
+    h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Check API user')),
+  );
+  idsStep.append(h('h2', {}, '2. Enter the API user'), idsForm);
+  idsForm.addEventListener('submit', async (event) => {
+    event.preventDefault();
+    const data = new FormData(idsForm);
+    const button = idsForm.querySelector('button[type="submit"]');
+    button.disabled = true;
+    try {
+      const { orgs } = await api('POST', '/api/connections/search-ads/verify', {
+        pending_id: pendingId,
+        client_id: String(data.get('client_id') || ''),
+        team_id: String(data.get('team_id') || ''),
+        key_id: String(data.get('key_id') || ''),
+      });
+      idsForm.querySelector('.form-error').replaceChildren(flash('ok', 'The platform accepts this API user.'));
+      showOrgs(orgs);
+    } catch (error) {
+      showErrors(idsForm, error);
+    } finally {
+      button.disabled = false;
+    }
+  });
+
+  const showOrgs = (orgs) => {
+    const orgForm = h(
+      'form',
+      { novalidate: true },
+      h('div', { class: 'form-error' }),
+      orgs.length === 0
+        ? h('p', { class: 'muted' }, 'This API user has no organization. Give it access to one on the platform.')
+        : h(
+            'div',
+            { class: 'orgs', 'data-field': 'org_id' },
+            orgs.map((org, i) =>
+              h(
+                'label',
+                { class: 'org' },
+                h('input', { type: 'radio', name: 'org_id', value: org.org_id, checked: i === 0 }),
+                ` ${org.org_name} `,
+                h('span', { class: 'muted' }, `(orgId ${org.org_id}, ${org.currency}, ${org.time_zone})`),
+              ),
+            ),
+          ),
+      h(
+        'div',
+        { class: 'actions' },
+        h('button', { type: 'submit', disabled: orgs.length === 0 }, regrant ? 'Re-grant' : 'Connect organization'),
+      ),
+    );
+    orgForm.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      const button = orgForm.querySelector('button[type="submit"]');
+      button.disabled = true;
+      try {
+        const done = await api('POST', '/api/connections/search-ads', {
+          pending_id: pendingId,
+          org_id: Number(new FormData(orgForm).get('org_id')),
+        });
+        keyStep.hidden = true;
+        idsStep.hidden = true;
+        orgStep.hidden = true;
+        doneBox.replaceChildren(
+          h(
+            'div',
+            { class: 'card', role: 'status' },
+            h('h2', {}, done.regranted ? 'Re-granted' : 'Connected'),
+            h('p', {}, 'Send this account id as X-Account-Id with a key that holds Search ads:'),
+            copyable(done.account_id, 'connected-account-id'),
+            h('div', { class: 'actions' }, h('a', { href: '/connections' }, 'Back to connections')),
+          ),
+        );
+      } catch (error) {
+        showErrors(orgForm, error);
+        button.disabled = false;
+      }
+    });
+    orgStep.replaceChildren(h('h2', {}, '3. Choose the organization'), orgForm);
+    orgStep.hidden = false;
+  };
+
+  render(
+    h('h1', {}, regrant ? `Re-grant ${accountId} (Search ads)` : 'Connect Search ads'),
+    h(
+      'p',
+      { class: 'muted' },
+      regrant
+        ? 'A new key pair replaces the old one; the account id stays the same.'
+        : 'One connection is one organization of your Apple Ads account.',
+    ),
+    doneBox,
+    keyStep,
+    idsStep,
+    orgStep,
+  );
 }
 
 function usageChart(usage, key) {
@@ -765,7 +963,13 @@ async function mcpPage() {
 
 // ---- Router --------------------------------------------------------------------------------------------
 
-const PAGES = { '/keys': keysPage, '/connections': connectionsPage, '/usage': usagePage, '/mcp': mcpPage };
+const PAGES = {
+  '/keys': keysPage,
+  '/connections': connectionsPage,
+  '/connections/search-ads': searchAdsConnectPage,
+  '/usage': usagePage,
+  '/mcp': mcpPage,
+};
 
 async function main() {
   const path = location.pathname;

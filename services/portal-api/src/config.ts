@@ -54,6 +54,17 @@ export const ConfigSchema = z
     MARKETPLACE_AFFILIATE_PARTNER_ID: partnerId,
     /** Partner key of the affiliate app. Never logged. */
     MARKETPLACE_AFFILIATE_PARTNER_KEY: z.string().min(1).optional(),
+    /** API host of search-ads (the organization list of a new connection); the sandbox's /search-ads locally. */
+    SEARCH_ADS_API_URL: httpUrl.default('https://api.searchads.apple.com'),
+    /** Token host of search-ads (client-credentials tokens); the sandbox's /search-ads-auth locally. */
+    SEARCH_ADS_AUTH_URL: httpUrl.default('https://appleid.apple.com'),
+    /**
+     * The platform's page where the customer registers the portal's public key as an API user (shown as a link in
+     * the connect dialog); the sandbox's /search-ads-auth/api-users locally.
+     */
+    SEARCH_ADS_API_USERS_URL: httpUrl.default('https://app-ads.apple.com/cm/app/settings/apicertificates'),
+    /** How long a key pair made for a search-ads connection waits for its API user before it is dropped. */
+    SEARCH_ADS_KEY_TTL_MS: durationMsFromEnv(60 * 60 * 1000),
     /** {base_url} and {mcp_url} as customers should use them; shown in the web app. */
     REST_BASE_URL: httpUrl.default('http://127.0.0.1:8080'),
     MCP_URL: httpUrl.default('http://127.0.0.1:8081/mcp'),

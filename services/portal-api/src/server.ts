@@ -1,4 +1,5 @@
 import { connectNats, DecisionClient, KeyLifecycle } from '@gateway/decisions';
+import { searchAdsGrant } from '@gateway/platform-grants';
 import { requestIdOf } from '@gateway/errors';
 import {
   CredentialCipher,
@@ -18,6 +19,8 @@ import { csrfGuard } from './auth/csrf.guard';
 import type { Config } from './config';
 import { connectionRoutes } from './connections/connections.routes';
 import { grantPlugins } from './connections/grant-plugins';
+import { SearchAdsKeyStore } from './connections/search-ads-key.store';
+import { searchAdsRoutes } from './connections/search-ads.routes';
 import { invalidRequest, type ApiRoute, type SignedIn } from './http/api-route';
 import { cookieNames, readCookie, type CookieSettings } from './http/cookies';
 import { openApiDocument } from './http/openapi.document';
@@ -34,7 +37,13 @@ export interface Portal {
 }
 
 export function portalRoutes(deps: PortalDeps): ApiRoute[] {
-  return [...authRoutes(deps), ...keyRoutes(deps), ...connectionRoutes(deps), ...usageRoutes(deps)];
+  return [
+    ...authRoutes(deps),
+    ...keyRoutes(deps),
+    ...connectionRoutes(deps),
+    ...searchAdsRoutes(deps),
+    ...usageRoutes(deps),
+  ];
 }
 
 /** Opens MongoDB and NATS, builds the app and listens. */
@@ -46,6 +55,8 @@ export async function startPortal(config: Config, logger: Logger): Promise<Porta
     if ((await store.plans.list()).length === 0) await store.plans.seedDefaultPlans();
     const sessions = new PortalSessionRepository(store.connection);
     const { ttl } = await sessions.ensureIndexes();
+    const searchAdsKeys = new SearchAdsKeyStore(store.connection, cipher);
+    const { ttl: keysTtl } = await searchAdsKeys.ensureIndexes();
     nc = await connectNats(config.NATS_URL, 'portal-api');
     const decisions = new DecisionClient(nc, { partitions: config.PARTITIONS, subjectPrefix: config.SUBJECT_PREFIX });
     const lifecycle = new KeyLifecycle({ apiKeys: store.apiKeys, usage: store.usage, decisions });
@@ -63,6 +74,12 @@ export async function startPortal(config: Config, logger: Logger): Promise<Porta
       },
       publicOrigin: () => publicOrigin,
       grants: grantPlugins(config),
+      searchAds: {
+        grant: searchAdsGrant({ apiBaseUrl: config.SEARCH_ADS_API_URL, authBaseUrl: config.SEARCH_ADS_AUTH_URL }),
+        keys: searchAdsKeys,
+        keyTtlMs: config.SEARCH_ADS_KEY_TTL_MS,
+        apiUsersUrl: config.SEARCH_ADS_API_USERS_URL,
+      },
       restBaseUrl: config.REST_BASE_URL,
       mcpUrl: config.MCP_URL,
       sessionTtlMs: config.SESSION_TTL_MS,
@@ -79,12 +96,16 @@ export async function startPortal(config: Config, logger: Logger): Promise<Porta
     const url = `http://${config.HOST}:${port}`;
     if (publicOrigin === '') publicOrigin = url;
     const connection = nc;
-    // Without a TTL index (FerretDB) expired sessions are deleted here; they are refused either way.
-    const purge = ttl
-      ? undefined
-      : setInterval(() => {
-          sessions.purgeExpired().catch((error: unknown) => logger.warn({ err: error }, 'session purge failed'));
-        }, 10 * 60_000).unref();
+    // Without a TTL index (FerretDB) expired sessions and pending keys are deleted here; they are refused either way.
+    const purge =
+      ttl && keysTtl
+        ? undefined
+        : setInterval(() => {
+            sessions.purgeExpired().catch((error: unknown) => logger.warn({ err: error }, 'session purge failed'));
+            searchAdsKeys
+              .purgeExpired()
+              .catch((error: unknown) => logger.warn({ err: error }, 'search-ads key purge failed'));
+          }, 10 * 60_000).unref();
     return {
       server,
       url,

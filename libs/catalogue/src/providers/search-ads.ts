@@ -49,7 +49,17 @@ const ReportBody = z.strictObject({
       .array(
         z.strictObject({
           field: z.string().max(64),
-          operator: z.enum(['EQUALS', 'IN', 'CONTAINS', 'STARTSWITH', 'LESS_THAN', 'GREATER_THAN', 'BETWEEN']),
+          operator: z.enum([
+            'EQUALS',
+            'IN',
+            'CONTAINS',
+            'CONTAINS_ANY',
+            'CONTAINS_ALL',
+            'STARTSWITH',
+            'LESS_THAN',
+            'GREATER_THAN',
+            'BETWEEN',
+          ]),
           values: z.array(z.string().max(256)).max(1000),
         }),
       )

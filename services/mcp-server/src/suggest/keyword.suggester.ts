@@ -9,7 +9,8 @@ import {
 } from '@gateway/catalogue';
 import type { EndpointIndex } from './endpoint.index';
 import { marketplaceAppOf, preferMarketplaceApp } from './marketplace-intent.extractor';
-import { buildParams } from './params.builder';
+import { buildParams, type BuiltParams } from './params.builder';
+import { asksForSearchAds, preferSearchAds } from './search-ads-intent.extractor';
 import { checkSuggestion, type MissingParam } from './suggestion.validator';
 
 export interface Suggestion {
@@ -17,6 +18,8 @@ export interface Suggestion {
   params: Record<string, ParamValue>;
   /** The JSON body of a POST search, checked with the catalogue's validateBody. */
   body?: Record<string, unknown>;
+  /** The concrete path to call when the endpoint's path is a template whose ids the question names. */
+  path?: string;
   missing: MissingParam[];
   notes: string[];
 }
@@ -44,9 +47,13 @@ export function suggestByKeywords(
   providers?: readonly ProviderId[],
 ): KeywordSuggestion {
   // The marketplace apps share one platform's words (orders, sales, clicks): the app the wording names decides.
-  const ranked = preferMarketplaceApp(
+  // search-ads shares "campaign" and "spend" with video-ads: only its own words (taps, installs, keywords) pick it.
+  const ranked = preferSearchAds(
     question,
-    index.search(question, providers).map(({ item, score }) => ({ endpoint: item, score })),
+    preferMarketplaceApp(
+      question,
+      index.search(question, providers).map(({ item, score }) => ({ endpoint: item, score })),
+    ),
   );
   let endpoint = ranked[0]?.endpoint;
   const notes: string[] = [];
@@ -54,7 +61,9 @@ export function suggestByKeywords(
     // A marketplace app named by the wording goes first: "ads" with nothing else known starts at the ads balance.
     const app = marketplaceAppOf(question);
     const candidates = providers ?? PROVIDER_IDS;
-    const order = app && candidates.includes(app) ? [app, ...candidates.filter((id) => id !== app)] : candidates;
+    const first = asksForSearchAds(question) ? 'search-ads' : app;
+    const order =
+      first && candidates.includes(first) ? [first, ...candidates.filter((id) => id !== first)] : candidates;
     endpoint = order.map(startingEndpoint).find(Boolean);
     if (!endpoint) return { ranked };
     notes.push(
@@ -63,7 +72,7 @@ export function suggestByKeywords(
     );
   }
   const built = buildParams(endpoint, question, today);
-  return { suggestion: checked(endpoint, built.params, [...notes, ...built.notes], built.body), ranked };
+  return { suggestion: checked(endpoint, { ...built, notes: [...notes, ...built.notes] }), ranked };
 }
 
 function startingEndpoint(provider: ProviderId): EndpointSpec | undefined {
@@ -72,12 +81,8 @@ function startingEndpoint(provider: ProviderId): EndpointSpec | undefined {
 }
 
 /** Drops any built value the catalogue refuses (defensive: the builder only produces allowed values). */
-function checked(
-  endpoint: EndpointSpec,
-  params: Record<string, ParamValue>,
-  notes: string[],
-  body?: Record<string, unknown>,
-): Suggestion {
+function checked(endpoint: EndpointSpec, built: BuiltParams): Suggestion {
+  const { params, notes, body } = built;
   let current = { ...params };
   let result = checkSuggestion(endpoint, current);
   if (result.problems.length > 0) {
@@ -92,5 +97,14 @@ function checked(
     }
   }
   const usableBody = body !== undefined && validateBody(endpoint, body).length === 0 ? body : undefined;
-  return { endpoint, params: current, ...(usableBody ? { body: usableBody } : {}), missing: result.missing, notes };
+  return {
+    endpoint,
+    params: current,
+    ...(usableBody ? { body: usableBody } : {}),
+    ...(built.path !== undefined && findEndpoint(endpoint.provider, built.path) === endpoint
+      ? { path: built.path }
+      : {}),
+    missing: [...(built.pathMissing ?? []), ...result.missing],
+    notes,
+  };
 }

@@ -2,12 +2,18 @@ import type { EndpointSpec, ParamValue } from '@gateway/catalogue';
 import { epochDay, extractDateRange, isoDay } from './date-range.extractor';
 import { extractReportTerms, type ReportLevel } from './report-terms.extractor';
 import { buildMarketplaceParams } from './marketplace-params.builder';
+import { buildSearchAdsParams } from './search-ads-params.builder';
 import { buildShopParams } from './shop-params.builder';
+import type { MissingParam } from './suggestion.validator';
 
 export interface BuiltParams {
   params: Record<string, ParamValue>;
-  /** The JSON body of a POST search (video-shop), when the endpoint takes one. */
+  /** The JSON body of a POST search or report query (video-shop, search-ads), when the endpoint takes one. */
   body?: Record<string, unknown>;
+  /** The concrete path when the endpoint's path is a template and the question names its ids (search-ads). */
+  path?: string;
+  /** Ids of a path template the question does not name: they go in the path, not in params. */
+  pathMissing?: MissingParam[];
   /** What was assumed or adjusted, in plain words for the assistant. */
   notes: string[];
 }
@@ -36,6 +42,7 @@ const LIST_PAGE_SIZE = 100;
 export function buildParams(endpoint: EndpointSpec, question: string, today: Date): BuiltParams {
   if (endpoint.provider === 'video-shop') return buildShopParams(endpoint, question, today);
   if (endpoint.provider.startsWith('marketplace')) return buildMarketplaceParams(endpoint, question, today);
+  if (endpoint.provider === 'search-ads') return buildSearchAdsParams(endpoint, question, today);
   const terms = extractReportTerms(question);
   const notes: string[] = [];
   const params: Record<string, ParamValue> = {};

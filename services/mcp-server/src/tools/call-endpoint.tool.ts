@@ -1,6 +1,7 @@
 import {
   PROVIDER_IDS,
   encodeParams,
+  endpointsOf,
   findEndpoint,
   isAllowedMethod,
   providerSpec,
@@ -20,6 +21,7 @@ import { FENCE_OVERHEAD_CHARS, UNTRUSTED_DATA_NOTICE, fenceUntrusted } from '../
 import { parseLossless } from '../untrusted/lossless-json';
 import { neutraliseJson } from '../untrusted/neutralise';
 import { truncateJson, type Truncation } from '../untrusted/truncate';
+import { examplePathOf, pathIdsOf } from './endpoint-lifecycle';
 import { refusal } from './refusal';
 import type { RequestContext, ToolDeps } from './tool-context';
 import { titleOf, toolError, toolOk } from './tool-result';
@@ -41,7 +43,14 @@ const paramValue = z.union([
 
 const inputSchema = z.object({
   provider: z.enum(PROVIDER_IDS).describe('Provider id, e.g. "video-ads".'),
-  path: z.string().min(1).max(2_048).describe('Platform path from list_endpoints, e.g. "/v1.3/campaign/get/".'),
+  path: z
+    .string()
+    .min(1)
+    .max(2_048)
+    .describe(
+      'Platform path from list_endpoints, e.g. "/v1.3/campaign/get/"; for a template put the ids in the path, ' +
+        'e.g. "/api/v5/campaigns/1234567890/adgroups".',
+    ),
   params: z
     .record(z.string(), paramValue)
     .optional()
@@ -98,6 +107,18 @@ export function registerCallEndpoint(server: McpServer, deps: ToolDeps, ctx: Req
     },
     (args) =>
       guarded(CALL_ENDPOINT, deps, ctx, async () => {
+        const template = templateNamed(args.provider, args.path);
+        if (template) {
+          return toolError(
+            'invalid_params',
+            `${args.path} is a path template: put the real ids (digits) in the path in place of ` +
+              `${pathIdsOf(template)
+                .map((name) => `{${name}}`)
+                .join(' and ')}, e.g. ${examplePathOf(template)}. ` +
+              'Nothing was sent or counted.',
+            { details: { path_ids: pathIdsOf(template), hint: 'describe_endpoint says where each id comes from.' } },
+          );
+        }
         const plan = planForward(args);
         if (plan.problems.length > 0) {
           // Refused before anything is decided or sent: a malformed call costs nothing.
@@ -110,6 +131,12 @@ export function registerCallEndpoint(server: McpServer, deps: ToolDeps, ctx: Req
         return forward(deps, ctx, verdict, plan);
       }),
   );
+}
+
+/** The template itself when a caller passes a listed path template rather than a concrete path of it. */
+function templateNamed(provider: ProviderId, path: string): string | undefined {
+  if (!path.includes('{')) return undefined;
+  return endpointsOf(provider).find((endpoint) => endpoint.path === path)?.path;
 }
 
 export type CallEndpointArgs = z.infer<typeof inputSchema>;
@@ -355,13 +382,21 @@ export function adviceFor(cut: Truncation, path: string, paging?: PagingSpec): s
 /**
  * The platform's error code when its envelope says the call failed, read with the provider's envelope (catalogue
  * codeField and successCode): a non-zero numeric `code` for the video platforms, a non-empty `error` string for the
- * marketplace apps, which answer errors with HTTP 200 (docs/providers.md). Undefined on success or when the answer
+ * marketplace apps, which answer errors with HTTP 200, the first `error.errors[].messageCode` of search-ads, whose
+ * `error` is null on success (docs/providers.md). Undefined on success or when the answer
  * carries no code (e.g. an array).
  */
 export function platformErrorCode(provider: ProviderId, value: unknown): number | string | undefined {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
   const envelope = providerSpec(provider)?.envelope ?? { codeField: 'code', successCode: 0 };
   const code = (value as Record<string, unknown>)[envelope.codeField];
+  if (envelope.successCode === null) {
+    // search-ads: `error` is null on success, else {errors: [{messageCode, message, field}]}.
+    if (code === null || code === undefined) return undefined;
+    const first = (code as { errors?: unknown }).errors;
+    const messageCode = Array.isArray(first) ? (first[0] as { messageCode?: unknown } | undefined)?.messageCode : code;
+    return typeof messageCode === 'string' || typeof messageCode === 'number' ? messageCode : 'error';
+  }
   // Only a code of the success value's type counts: a string "0" is not the numeric code of video-ads.
   if (typeof code !== typeof envelope.successCode) return undefined;
   return code === envelope.successCode ? undefined : (code as number | string);

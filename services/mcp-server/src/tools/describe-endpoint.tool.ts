@@ -1,6 +1,14 @@
-import { PROVIDER_IDS, findEndpoint, type EndpointSpec, type PagingSpec, type ParameterSpec } from '@gateway/catalogue';
+import {
+  PROVIDER_IDS,
+  endpointsOf,
+  findEndpoint,
+  type EndpointSpec,
+  type PagingSpec,
+  type ParameterSpec,
+} from '@gateway/catalogue';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { examplePathOf, lifecycleOf, lifecycleSchema, lifecycleSentence, pathIdsOf } from './endpoint-lifecycle';
 import type { RequestContext, ToolDeps } from './tool-context';
 import { toolError, toolOk } from './tool-result';
 import { READ_ONLY_ANNOTATIONS, guarded } from './tool-support';
@@ -30,7 +38,14 @@ const paramSchema = z.object({
 
 const inputSchema = z.object({
   provider: z.enum(PROVIDER_IDS).describe('Provider id, e.g. "video-ads".'),
-  path: z.string().min(1).max(512).describe('Platform path as listed, e.g. "/v1.3/report/integrated/get/".'),
+  path: z
+    .string()
+    .min(1)
+    .max(512)
+    .describe(
+      'Platform path as listed, e.g. "/v1.3/report/integrated/get/"; a template such as ' +
+        '"/api/v5/campaigns/{campaignId}/adgroups" or a concrete path of it.',
+    ),
 });
 
 const outputSchema = z.object({
@@ -40,6 +55,11 @@ const outputSchema = z.object({
   title: z.string(),
   summary: z.string(),
   returns: z.string(),
+  lifecycle: lifecycleSchema.optional(),
+  path_ids: z
+    .array(z.object({ name: z.string(), format: z.string(), description: z.string() }))
+    .optional()
+    .describe('The {name} segments of a path template: ids to put in the path itself, not in params.'),
   params: z.array(paramSchema),
   encoding: z.string(),
   paging: z
@@ -75,27 +95,40 @@ export function registerDescribeEndpoint(server: McpServer, deps: ToolDeps, ctx:
       title: 'Describe one endpoint',
       description:
         'Parameters of one endpoint from list_endpoints: names, types, formats (dates YYYY-MM-DD; array ' +
-        'parameters are JSON-string arrays on the platform), allowed values, defaults, limits, paging, and an ' +
-        'example call_endpoint call. Free: does not count toward the quota.',
+        'parameters are JSON-string arrays on the platform), allowed values, defaults, limits, paging, the ids a ' +
+        'path template takes ({campaignId}: digits in the path), the retirement date of a deprecated API version, ' +
+        'and an example call_endpoint call. Free: does not count toward the quota.',
       inputSchema,
       outputSchema,
       annotations: { ...READ_ONLY_ANNOTATIONS, openWorldHint: false },
     },
     ({ provider, path }) =>
       guarded(DESCRIBE_ENDPOINT, deps, ctx, async () => {
-        const endpoint = findEndpoint(provider, path);
+        // A concrete path matches its template; the template itself, as list_endpoints shows it, is looked up as is.
+        const endpoint =
+          findEndpoint(provider, path) ?? endpointsOf(provider).find((candidate) => candidate.path === path);
         if (!endpoint) {
           return toolError(
             'unknown_endpoint',
             `${path} is not an endpoint of ${provider} on the allowlist. list_endpoints shows the allowed paths.`,
           );
         }
-        return toolOk(describe(endpoint));
+        const described = describe(endpoint);
+        const sentences = [
+          ...(described.lifecycle ? [lifecycleSentence(endpoint, described.lifecycle)] : []),
+          ...(described.path_ids ? [pathIdsSentence(endpoint)] : []),
+        ];
+        return toolOk(
+          described,
+          sentences.length > 0 ? `${sentences.join('\n')}\n\n${JSON.stringify(described)}` : undefined,
+        );
       }),
   );
 }
 
 export function describe(endpoint: EndpointSpec) {
+  const lifecycle = lifecycleOf(endpoint);
+  const ids = pathIdsOf(endpoint.path);
   return {
     provider: endpoint.provider,
     path: endpoint.path,
@@ -103,6 +136,16 @@ export function describe(endpoint: EndpointSpec) {
     title: endpoint.title,
     summary: endpoint.summary,
     returns: endpoint.returns,
+    ...(lifecycle ? { lifecycle } : {}),
+    ...(ids.length > 0
+      ? {
+          path_ids: ids.map((name) => ({
+            name,
+            format: 'digits (1 to 20), in the path',
+            description: `Replace {${name}} in the path with the real id; call_endpoint's path is the concrete path.`,
+          })),
+        }
+      : {}),
     params: endpoint.params.map(describeParam),
     encoding: ENCODING_RULE,
     ...(endpoint.paging ? { paging: describePaging(endpoint.paging) } : {}),
@@ -118,6 +161,15 @@ export function describe(endpoint: EndpointSpec) {
       : {}),
     example_call: { tool: 'call_endpoint' as const, arguments: exampleCall(endpoint) },
   };
+}
+
+/** The path template's ids in one sentence, with an example of the concrete path. */
+function pathIdsSentence(endpoint: EndpointSpec): string {
+  const names = pathIdsOf(endpoint.path).map((name) => `{${name}}`);
+  return (
+    `Path template: ${names.join(' and ')} ${names.length > 1 ? 'are ids' : 'is an id'} (digits) to put in the ` +
+    `path itself, not in params; call_endpoint takes the concrete path, e.g. ${examplePathOf(endpoint.path)}.`
+  );
 }
 
 const TRUNCATION_HINT = 'Large pages may come back truncated: then lower the page size or narrow the date range.';
@@ -216,7 +268,8 @@ function exampleCall(endpoint: EndpointSpec) {
   }
   return {
     provider: endpoint.provider,
-    path: endpoint.path,
+    // call_endpoint takes the concrete path: a template's ids are shown as example digits.
+    path: examplePathOf(endpoint.path),
     params,
     // A search's filters are what the call is about: show them even when the body is optional.
     ...(endpoint.body?.example !== undefined ? { body: endpoint.body.example } : {}),

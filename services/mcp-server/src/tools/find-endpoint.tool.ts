@@ -12,6 +12,7 @@ import { suggestByKeywords, type Suggestion } from '../suggest/keyword.suggester
 import type { AiSuggestion } from '../suggest/llm.client';
 import { checkSuggestion } from '../suggest/suggestion.validator';
 import { neutraliseText } from '../untrusted/neutralise';
+import { pathIdsOf } from './endpoint-lifecycle';
 import { refusal } from './refusal';
 import type { RequestContext, ToolDeps } from './tool-context';
 import { toolOk } from './tool-result';
@@ -54,6 +55,15 @@ const outputSchema = z.object({
       provider: z.string(),
       path: z.string(),
       title: z.string(),
+      path_ids: z
+        .array(z.string())
+        .optional()
+        .describe('Ids of a path template ({campaignId}, ...): digits, put in the path itself, not in params.'),
+      concrete_path: z
+        .string()
+        .nullable()
+        .optional()
+        .describe('The template with the ids the question named; null when some are still missing.'),
       params: z.record(z.string(), z.unknown()),
       body: z
         .record(z.string(), z.unknown())
@@ -92,7 +102,8 @@ export function registerFindEndpoint(server: McpServer, deps: ToolDeps, ctx: Req
         'Use when the question is ambiguous, after list_endpoints: proposes the endpoint and parameters for a ' +
         'question in plain words (for example "spend and clicks per campaign, last 7 days" gives the performance ' +
         'report with dimensions, metrics and dates; "orders last week" gives the orders search with its JSON body; ' +
-        '"affiliate sales last 30 days" gives the marketplace affiliate performance in its own date format). ' +
+        '"affiliate sales last 30 days" gives the marketplace affiliate performance in its own date format; "taps and ' +
+        'spend per campaign last week" gives the search-ads report query with its JSON body). ' +
         'Returns source "ai" or "keyword", the parameters still ' +
         'missing (usually advertiser_id, from /v1.3/oauth2/advertiser/get/) and the call_endpoint arguments (params, and body for a POST search). ' +
         'Free: does not count toward the quota; AI suggestions use a separate monthly allowance.',
@@ -148,6 +159,9 @@ export function registerFindEndpoint(server: McpServer, deps: ToolDeps, ctx: Req
                 provider: suggestion.endpoint.provider,
                 path: suggestion.endpoint.path,
                 title: suggestion.endpoint.title,
+                ...(suggestion.endpoint.path.includes('{')
+                  ? { path_ids: pathIdsOf(suggestion.endpoint.path), concrete_path: suggestion.path ?? null }
+                  : {}),
                 params: suggestion.params,
                 ...(suggestion.body ? { body: suggestion.body } : {}),
                 missing_params: suggestion.missing.map((param) => ({ name: param.name, how_to_get: param.howToGet })),
@@ -156,7 +170,8 @@ export function registerFindEndpoint(server: McpServer, deps: ToolDeps, ctx: Req
                   tool: 'call_endpoint',
                   arguments: {
                     provider: suggestion.endpoint.provider,
-                    path: suggestion.endpoint.path,
+                    // A template's ids go in the path: the concrete path when the question named them.
+                    path: suggestion.path ?? suggestion.endpoint.path,
                     params: suggestion.params,
                     ...(suggestion.body ? { body: suggestion.body } : {}),
                   },

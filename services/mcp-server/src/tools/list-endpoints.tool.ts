@@ -1,6 +1,7 @@
 import { allProviders, type ProviderSpec } from '@gateway/catalogue';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
+import { lifecycleOf, lifecycleSchema, pathIdsOf } from './endpoint-lifecycle';
 import { refusal } from './refusal';
 import type { RequestContext, ToolDeps } from './tool-context';
 import { nextMonthStart, toolOk } from './tool-result';
@@ -16,6 +17,10 @@ const outputSchema = z.object({
         title: z.string(),
         connection_unit: z.string(),
         endpoints: z.number().int().describe('How many endpoints of this provider are open; 0: none yet.'),
+        deprecations: z
+          .array(lifecycleSchema)
+          .optional()
+          .describe('API versions of this provider that the platform retires, with their sunset dates.'),
       }),
     )
     .describe("The key's providers."),
@@ -26,7 +31,12 @@ const outputSchema = z.object({
       title: z.string(),
       summary: z.string(),
       required_params: z.array(z.string()),
+      path_ids: z
+        .array(z.string())
+        .optional()
+        .describe('The {name} segments of a path template: digit ids that call_endpoint takes in the path itself.'),
       paged: z.boolean(),
+      lifecycle: lifecycleSchema.optional(),
     }),
   ),
   connections: z
@@ -64,28 +74,39 @@ export function registerListEndpoints(server: McpServer, deps: ToolDeps, ctx: Re
         const description = verdict.description!;
         const providers: ProviderSpec[] = allProviders().filter((spec) => description.providers.includes(spec.id));
         const endpoints = providers.flatMap((spec) =>
-          spec.endpoints.map((endpoint) => ({
-            provider: endpoint.provider,
-            path: endpoint.path,
-            title: endpoint.title,
-            summary: endpoint.summary,
-            required_params: endpoint.params
-              .filter((param) => param.required || param.requiredWhen)
-              .map((param) =>
-                param.requiredWhen
-                  ? `${param.name} (when ${param.requiredWhen.param}=${param.requiredWhen.equals})`
-                  : param.name,
-              ),
-            paged: endpoint.paging !== undefined,
-          })),
+          spec.endpoints.map((endpoint) => {
+            const lifecycle = lifecycleOf(endpoint);
+            const ids = pathIdsOf(endpoint.path);
+            return {
+              provider: endpoint.provider,
+              path: endpoint.path,
+              title: endpoint.title,
+              summary: endpoint.summary,
+              required_params: endpoint.params
+                .filter((param) => param.required || param.requiredWhen)
+                .map((param) =>
+                  param.requiredWhen
+                    ? `${param.name} (when ${param.requiredWhen.param}=${param.requiredWhen.equals})`
+                    : param.name,
+                ),
+              ...(ids.length > 0 ? { path_ids: ids } : {}),
+              paged: endpoint.paging !== undefined,
+              ...(lifecycle ? { lifecycle } : {}),
+            };
+          }),
         );
-        return toolOk({
-          providers: providers.map((spec) => ({
+        const listed = providers.map((spec) => {
+          const deprecations = deprecationsOf(spec);
+          return {
             provider: spec.id,
             title: spec.title,
             connection_unit: spec.connectionUnit,
             endpoints: spec.endpoints.length,
-          })),
+            ...(deprecations.length > 0 ? { deprecations } : {}),
+          };
+        });
+        const structured = {
+          providers: listed,
           endpoints,
           connections: description.accounts,
           quota: {
@@ -95,9 +116,34 @@ export function registerListEndpoints(server: McpServer, deps: ToolDeps, ctx: Re
             resets_at: nextMonthStart(now),
           },
           next_step: nextStep(providers),
-        });
+        };
+        const sentences = listed.flatMap((spec) =>
+          (spec.deprecations ?? []).map(
+            (version) =>
+              `Deprecation: ${spec.provider} API ${version.api_version}${version.sunset ? ` is retired by the platform on ${version.sunset}` : ' is deprecated'}` +
+              `${version.deprecated_since ? ` (deprecated since ${version.deprecated_since})` : ''}.` +
+              `${version.notice ? ` ${version.notice}` : ''}`,
+          ),
+        );
+        return toolOk(
+          structured,
+          sentences.length > 0 ? `${sentences.join('\n')}\n\n${JSON.stringify(structured)}` : undefined,
+        );
       }),
   );
+}
+
+/** The provider's API versions that are deprecated or have a sunset date. */
+function deprecationsOf(spec: ProviderSpec) {
+  return (spec.apiVersions ?? [])
+    .filter((version) => version.deprecatedSince !== undefined || version.sunset !== undefined)
+    .map((version) => ({
+      api_version: version.name,
+      ...(version.deprecatedSince !== undefined ? { deprecated_since: version.deprecatedSince } : {}),
+      ...(version.sunset !== undefined ? { sunset: version.sunset } : {}),
+      ...(version.notice !== undefined ? { notice: version.notice } : {}),
+      ...(version.migrationDoc !== undefined ? { migration_doc: version.migrationDoc } : {}),
+    }));
 }
 
 /** Where each of the key's providers starts (its catalogue's startingPoint), then the usual tools. */

@@ -28,6 +28,13 @@ export function parseLossless(raw: string, nonce = randomBytes(6).toString('hex'
       return undefined;
     }
   }
+  // The platform's text must be JSON as it is: a malformed number token wrapped in a marked string would parse,
+  // and restoring it would hand the caller text that is not JSON (found by the mcp-truncate fuzz target).
+  try {
+    JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
   const marker = `~exact-number-${nonce}~`;
   const protectedText = protectLongNumbers(raw, marker);
   let value: unknown;

@@ -9,7 +9,7 @@ import type { PortalDeps } from '../portal.deps';
 
 export const CALLBACK_PATH = '/api/connections/callback';
 
-const ConnectionSchema = z
+export const ConnectionSchema = z
   .object({
     account_id: z.string().meta({ description: 'The id to send as X-Account-Id; stable across re-grants (spec 2.2)' }),
     provider: ProviderIdSchema,
@@ -26,7 +26,7 @@ const GrantStartedSchema = z
   })
   .meta({ id: 'GrantStarted' });
 
-function toConnection(record: ConnectionRecord): z.infer<typeof ConnectionSchema> {
+export function toConnection(record: ConnectionRecord): z.infer<typeof ConnectionSchema> {
   return {
     account_id: record.account_id,
     provider: record.provider,
@@ -41,34 +41,49 @@ function sameAccounts(a: readonly string[], b: readonly string[]): boolean {
   return a.length === b.length && [...a].sort().join('\n') === [...b].sort().join('\n');
 }
 
+/** The customer's plan and how many of its connections count against the allowance. */
+export async function connectionAllowance(deps: PortalDeps, customerId: string) {
+  const customer = await deps.store.customers.findById(customerId);
+  const plan = customer ? await deps.store.plans.findByName(customer.plan) : null;
+  if (plan === null) throw new Error(`customer ${customerId} has no plan`);
+  return { plan, used: await deps.store.connections.countByCustomer(customerId) };
+}
+
+/** Spec 1 and 8: every grant is one connection, the three marketplace apps on one shop are three. */
+export async function requireConnectionRoom(deps: PortalDeps, customerId: string) {
+  const { plan, used } = await connectionAllowance(deps, customerId);
+  if (used >= plan.connection_allowance) {
+    throw new PortalError(
+      'connection_limit_reached',
+      `the ${plan.name} plan allows ${plan.connection_allowance} connections`,
+      { allowance: plan.connection_allowance, used },
+    );
+  }
+  return plan;
+}
+
 export function connectionRoutes(deps: PortalDeps): ApiRoute[] {
-  // Providers whose grant the portal can run (one plug-in each); the others are listed but not connectable.
-  const grantable: readonly ProviderId[] = deps.grants.map((grant) => grant.provider).filter(isProviderId);
+  // Providers whose grant the portal can run (one plug-in each, and search-ads' key-pair flow); the others are
+  // listed but not connectable.
+  const grantable: readonly ProviderId[] = [
+    ...deps.grants.map((grant) => grant.provider),
+    ...(deps.searchAds === undefined ? [] : ['search-ads']),
+  ].filter(isProviderId);
   const grantOf = (provider: ProviderId): PlatformGrant | undefined =>
     deps.grants.find((grant) => grant.provider === provider);
 
-  const allowanceOf = async (customerId: string) => {
-    const customer = await deps.store.customers.findById(customerId);
-    const plan = customer ? await deps.store.plans.findByName(customer.plan) : null;
-    if (plan === null) throw new Error(`customer ${customerId} has no plan`);
-    return { plan, used: await deps.store.connections.countByCustomer(customerId) };
-  };
-
-  /** Spec 1 and 8: every grant is one connection, the three marketplace apps on one shop are three. */
-  const requireRoom = async (customerId: string) => {
-    const { plan, used } = await allowanceOf(customerId);
-    if (used >= plan.connection_allowance) {
-      throw new PortalError(
-        'connection_limit_reached',
-        `the ${plan.name} plan allows ${plan.connection_allowance} connections`,
-        { allowance: plan.connection_allowance, used },
-      );
-    }
-    return plan;
-  };
+  const allowanceOf = (customerId: string) => connectionAllowance(deps, customerId);
+  const requireRoom = (customerId: string) => requireConnectionRoom(deps, customerId);
 
   const startGrant = async (sessionId: string, provider: ProviderId, accountId: string | null) => {
     const grant = grantOf(provider);
+    if (grant === undefined && provider === 'search-ads' && deps.searchAds !== undefined) {
+      // No redirect flow: the customer registers a key pair of the portal (search-ads.routes.ts).
+      throw new PortalError(
+        'grant_not_supported',
+        'search-ads connects with a key pair: POST /api/connections/search-ads/keys',
+      );
+    }
     if (grant === undefined) throw new PortalError('grant_not_supported', `provider ${provider}`);
     const state = randomBytes(32).toString('base64url');
     await deps.sessions.startGrant(sessionId, state, { provider, account_id: accountId }, deps.grantTtlMs);

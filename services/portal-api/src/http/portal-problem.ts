@@ -14,7 +14,14 @@ export const PORTAL_ERRORS = {
   provider_not_in_plan: { status: 403, title: 'The provider is not in the plan' },
   not_found: { status: 404, title: 'There is no such resource' },
   email_taken: { status: 409, title: 'An account with this email exists' },
+  other_account: { status: 409, title: "The grant covers another platform account than this connection's" },
   grant_not_supported: { status: 422, title: 'Granting this provider from the portal is not available yet' },
+  api_user_refused: {
+    status: 422,
+    title:
+      'The platform refused the API user: the client id, team id or key id do not match, or the public key ' +
+      'registered for them is not the one the portal made',
+  },
   too_many_attempts: { status: 429, title: 'Too many failed sign-in attempts; try again later' },
   grant_failed: { status: 502, title: 'The platform refused the grant' },
   internal_error: { status: 500, title: 'Unexpected portal error' },

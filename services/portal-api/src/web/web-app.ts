@@ -2,7 +2,16 @@ import express, { type Express } from 'express';
 import { join } from 'node:path';
 
 /** The pages of the web app: one HTML shell, rendered per path by public/app.js (no build step). */
-export const WEB_PAGES = ['/', '/sign-in', '/sign-up', '/keys', '/connections', '/usage', '/mcp'] as const;
+export const WEB_PAGES = [
+  '/',
+  '/sign-in',
+  '/sign-up',
+  '/keys',
+  '/connections',
+  '/connections/search-ads',
+  '/usage',
+  '/mcp',
+] as const;
 
 /** services/portal-api/public, from src/web (development) and dist/web (built) alike. */
 const PUBLIC_DIR = join(__dirname, '..', '..', 'public');
