@@ -3,6 +3,7 @@ import { findAdvertiser, SANDBOX_BUSINESS_CENTERS } from '../accounts/sandbox-ac
 import { advertisersOf, businessCentersOf, type GrantStore } from '../grants/grant.store';
 import type { ModuleControl } from '../platform-modules';
 import type { RequestLog } from './request-log';
+import { badRequest, parseControlBody } from './control-reply';
 
 export const CONTROL_PREFIX = '/_sandbox';
 
@@ -26,18 +27,6 @@ const GrantBody = z
   .refine((body) => body.advertiser_ids !== undefined || body.bc_ids !== undefined, {
     message: 'give advertiser_ids or bc_ids',
   });
-
-function badRequest(message: string): ControlReply {
-  return { status: 400, payload: { error: message } };
-}
-
-function parseBody(body: string): unknown {
-  try {
-    return body.trim() === '' ? {} : JSON.parse(body);
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * Test/dev control surface under /_sandbox (mounted only when NODE_ENV is test or development): the request
@@ -88,7 +77,7 @@ export class ControlApi {
   }
 
   private revoke(body: string): ControlReply {
-    const parsed = RevokeBody.safeParse(parseBody(body));
+    const parsed = RevokeBody.safeParse(parseControlBody(body));
     if (!parsed.success) return badRequest('body must be {"access_token": "..."} or {"advertiser_id": "..."}');
     const revoked =
       'access_token' in parsed.data
@@ -98,7 +87,7 @@ export class ControlApi {
   }
 
   private mint(body: string): ControlReply {
-    const parsed = GrantBody.safeParse(parseBody(body));
+    const parsed = GrantBody.safeParse(parseControlBody(body));
     if (!parsed.success) {
       return badRequest('body must be {"advertiser_ids": [...]} or {"bc_ids": [...]}, optionally with "app_id"');
     }

@@ -3,6 +3,7 @@ import type { ControlReply } from '../control/control.handler';
 import type { ModuleControl } from '../platform-modules';
 import type { MarketGrantStore } from './auth/market-grant.store';
 import { findMarketShop, MARKET_SHOPS } from './sandbox-shops';
+import { badRequest, parseControlBody } from '../control/control-reply';
 
 const GrantBody = z.object({ partner_id: z.number().int(), shop_id: z.number().int() }).strict();
 
@@ -12,25 +13,13 @@ const RevokeBody = z.union([
   z.object({ refresh_token: z.string().min(1) }).strict(),
 ]);
 
-function badRequest(message: string): ControlReply {
-  return { status: 400, payload: { error: message } };
-}
-
-function parseJson(body: string): unknown {
-  try {
-    return body.trim() === '' ? {} : JSON.parse(body);
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Test/dev routes under /_sandbox/marketplace: mint a grant of one shop to one app without the browser,
  * cancel a grant as the seller would, and list the shops and the three apps.
  */
 export function marketplaceControl(store: MarketGrantStore, now: () => number): ModuleControl {
   function mint(body: string): ControlReply {
-    const parsed = GrantBody.safeParse(parseJson(body));
+    const parsed = GrantBody.safeParse(parseControlBody(body));
     if (!parsed.success) return badRequest('body must be {"partner_id": <number>, "shop_id": <number>}');
     const app = store.findApp(parsed.data.partner_id);
     if (!app) return badRequest(`unknown partner_id ${parsed.data.partner_id}`);
@@ -54,7 +43,7 @@ export function marketplaceControl(store: MarketGrantStore, now: () => number): 
   }
 
   function revoke(body: string): ControlReply {
-    const parsed = RevokeBody.safeParse(parseJson(body));
+    const parsed = RevokeBody.safeParse(parseControlBody(body));
     if (!parsed.success) {
       return badRequest(
         'body must be {"partner_id": <number>, "shop_id": <number>}, {"access_token": "..."} or {"refresh_token": "..."}',

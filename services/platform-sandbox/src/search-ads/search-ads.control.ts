@@ -3,23 +3,12 @@ import type { ControlReply } from '../control/control.handler';
 import type { ModuleControl } from '../platform-modules';
 import type { ApiUserStore } from './auth/api-user.store';
 import { PARENT_ORG_ID, SEARCH_ADS_ORGS } from './sandbox-orgs';
+import { badRequest, parseControlBody } from '../control/control-reply';
 
 const ApiUserBody = z
   .object({ public_key_pem: z.string().min(1), org_ids: z.array(z.number().int()).min(1).optional() })
   .strict();
 const RevokeBody = z.object({ client_id: z.string().min(1) }).strict();
-
-function badRequest(message: string): ControlReply {
-  return { status: 400, payload: { error: message } };
-}
-
-function parseJson(body: string): unknown {
-  try {
-    return body.trim() === '' ? {} : JSON.parse(body);
-  } catch {
-    return undefined;
-  }
-}
 
 /**
  * Test/dev routes under /_sandbox/search-ads: create an API user from a public key (what the customer does in
@@ -27,7 +16,7 @@ function parseJson(body: string): unknown {
  */
 export function searchAdsControl(store: ApiUserStore): ModuleControl {
   function register(body: string): ControlReply {
-    const parsed = ApiUserBody.safeParse(parseJson(body));
+    const parsed = ApiUserBody.safeParse(parseControlBody(body));
     if (!parsed.success) return badRequest('body must be {"public_key_pem": "<PEM>", "org_ids"?: [<number>]}');
     const registration = store.register(parsed.data.public_key_pem, parsed.data.org_ids);
     if (!registration.ok) return badRequest(registration.message);
@@ -39,7 +28,7 @@ export function searchAdsControl(store: ApiUserStore): ModuleControl {
   }
 
   function revoke(body: string): ControlReply {
-    const parsed = RevokeBody.safeParse(parseJson(body));
+    const parsed = RevokeBody.safeParse(parseControlBody(body));
     if (!parsed.success) return badRequest('body must be {"client_id": "SEARCHADS.<uuid>"}');
     return { status: 200, payload: { revoked: store.revoke(parsed.data.client_id) ? 1 : 0 } };
   }

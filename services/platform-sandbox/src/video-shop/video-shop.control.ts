@@ -4,6 +4,7 @@ import type { ModuleControl } from '../platform-modules';
 import { SHOP_SCOPES, type ShopGrantStore } from './auth/shop-grant.store';
 import { tokenData } from './auth/token.handler';
 import { findSeller, findSellerOfShop, SANDBOX_SELLERS, shopRecord } from './sandbox-sellers';
+import { badRequest, parseControlBody } from '../control/control-reply';
 
 const GrantBody = z
   .object({
@@ -22,25 +23,13 @@ const RevokeBody = z.union([
   z.object({ open_id: z.string().min(1) }).strict(),
 ]);
 
-function badRequest(message: string): ControlReply {
-  return { status: 400, payload: { error: message } };
-}
-
-function parseJson(body: string): unknown {
-  try {
-    return body.trim() === '' ? {} : JSON.parse(body);
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * Test/dev routes under /_sandbox/video-shop: mint a grant without the browser (seeding the local stack),
  * cancel a grant as the seller would, and list the sellers.
  */
 export function videoShopControl(store: ShopGrantStore): ModuleControl {
   function mint(body: string): ControlReply {
-    const parsed = GrantBody.safeParse(parseJson(body));
+    const parsed = GrantBody.safeParse(parseControlBody(body));
     if (!parsed.success) {
       return badRequest('body must be {"open_id": "..."} or {"shop_id": "..."}, optionally with "scopes": [...]');
     }
@@ -57,7 +46,7 @@ export function videoShopControl(store: ShopGrantStore): ModuleControl {
   }
 
   function revoke(body: string): ControlReply {
-    const parsed = RevokeBody.safeParse(parseJson(body));
+    const parsed = RevokeBody.safeParse(parseControlBody(body));
     if (!parsed.success) {
       return badRequest('body must be {"access_token": "..."}, {"refresh_token": "..."} or {"open_id": "..."}');
     }

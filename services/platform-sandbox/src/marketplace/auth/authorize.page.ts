@@ -1,30 +1,17 @@
 import type { MarketShop } from '../sandbox-shops';
+import { escapeHtml, htmlPage } from '../../http/html-page';
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
-}
-
-function layout(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
-<style>
+const CSS = `
   body { font-family: system-ui, sans-serif; background: #f6f6f6; margin: 0; padding: 2rem; color: #222; }
   main { max-width: 34rem; margin: 0 auto; background: #fff; border-radius: 8px; padding: 2rem; box-shadow: 0 1px 4px #0002; }
   h1 { font-size: 1.25rem; margin-top: 0; }
   label.shop { display: block; border: 1px solid #ddd; border-radius: 6px; padding: .75rem 1rem; margin: .5rem 0; cursor: pointer; }
   button { border: 0; border-radius: 4px; padding: .7rem 1.6rem; font-size: 1rem; cursor: pointer; margin-right: .5rem; }
   button.approve { background: #ee4d2d; color: #fff; }
-  button.deny { background: #e8e8e8; color: #222; }
-  .note { color: #555; font-size: .85rem; }
-  .error { color: #b00020; }
-</style>
-</head>
-<body><main>${body}</main></body>
-</html>`;
+  button.deny { background: #e8e8e8; color: #222; }`;
+
+function layout(title: string, body: string): string {
+  return htmlPage(title, CSS, body);
 }
 
 export interface MarketAuthorizeView {

@@ -1,18 +1,8 @@
 import type { ApiUser } from './api-user.store';
 import type { SearchAdsOrg } from '../sandbox-orgs';
+import { escapeHtml, htmlPage } from '../../http/html-page';
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
-}
-
-function layout(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
-<style>
+const CSS = `
   body { font-family: -apple-system, system-ui, sans-serif; background: #f5f5f7; margin: 0; padding: 2rem; color: #1d1d1f; }
   main { max-width: 40rem; margin: 0 auto; background: #fff; border-radius: 12px; padding: 2rem; box-shadow: 0 1px 4px #0002; }
   h1 { font-size: 1.3rem; margin-top: 0; }
@@ -20,13 +10,10 @@ function layout(title: string, body: string): string {
   label.org { display: block; margin: .4rem 0; }
   button { border: 0; border-radius: 8px; padding: .7rem 1.6rem; font-size: 1rem; background: #0071e3; color: #fff; cursor: pointer; }
   dl { display: grid; grid-template-columns: max-content 1fr; gap: .5rem 1rem; }
-  dd { margin: 0; font-family: ui-monospace, monospace; word-break: break-all; }
-  .note { color: #555; font-size: .85rem; }
-  .error { color: #b00020; }
-</style>
-</head>
-<body><main>${body}</main></body>
-</html>`;
+  dd { margin: 0; font-family: ui-monospace, monospace; word-break: break-all; }`;
+
+function layout(title: string, body: string): string {
+  return htmlPage(title, CSS, body);
 }
 
 /** Account Settings > API: paste the public key, choose the orgs, create the API user. */

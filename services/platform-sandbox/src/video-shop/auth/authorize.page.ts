@@ -1,17 +1,7 @@
 import type { SandboxSeller } from '../sandbox-sellers';
+import { escapeHtml, htmlPage } from '../../http/html-page';
 
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
-}
-
-function layout(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
-<style>
+const CSS = `
   body { font-family: system-ui, sans-serif; background: #f5f5f7; margin: 0; padding: 2rem; color: #161823; }
   main { max-width: 34rem; margin: 0 auto; background: #fff; border-radius: 12px; padding: 2rem; box-shadow: 0 1px 4px #0002; }
   h1 { font-size: 1.25rem; margin-top: 0; }
@@ -19,13 +9,10 @@ function layout(title: string, body: string): string {
   label.seller small { display: block; color: #555; margin: .25rem 0 0 1.6rem; }
   button { border: 0; border-radius: 6px; padding: .7rem 1.6rem; font-size: 1rem; cursor: pointer; margin-right: .5rem; }
   button.approve { background: #fe2c55; color: #fff; }
-  button.deny { background: #e3e3e6; color: #161823; }
-  .note { color: #555; font-size: .85rem; }
-  .error { color: #b00020; }
-</style>
-</head>
-<body><main>${body}</main></body>
-</html>`;
+  button.deny { background: #e3e3e6; color: #161823; }`;
+
+function layout(title: string, body: string): string {
+  return htmlPage(title, CSS, body);
 }
 
 export interface ShopAuthorizeView {
