@@ -358,7 +358,19 @@ describe('OAuth - an assistant connects with the MCP SDK client (spec 5.3)', () 
       oauth: { client_id: CHAT, subject: customer.customer_id },
       providers: expect.arrayContaining(['video-ads']),
       account_ids: [accountId],
+      follows_connections: true,
     });
+
+    // The key follows the customer's connections (issue 15): one granted after the consent works for the assistant
+    // on its next call once the portal has told the key's actor (as the portal's grant callback does).
+    const later = await fixtures.videoAdsConnection(customer.customer_id, 1);
+    await fixtures.lifecycle.connectionsChanged(customer.customer_id);
+    const laterCall = (await client.callTool({
+      name: 'call_endpoint',
+      arguments: { provider: 'video-ads', path: ADVERTISERS, account_id: later.accountId },
+    })) as CallToolResult;
+    expect(laterCall.isError).toBeFalsy();
+    expect(laterCall.structuredContent).toMatchObject({ account_id: later.accountId });
   });
 
   it('lets the second assistant in with a callback under its prefix and authentication none', async () => {

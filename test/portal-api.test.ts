@@ -253,6 +253,7 @@ describe('portal-api - OpenAPI document', () => {
         'revokeKey',
         'rotateKey',
         'setKeyIpAllowlist',
+        'updateKey',
         'signIn',
         'signOut',
         'signUp',
@@ -1136,6 +1137,166 @@ describe('portal-api - keys', () => {
     ).toBe(404);
     expect((await new PortalClient().call('GET', '/api/keys')).status).toBe(401);
     expect(await rest(created.body.secret)).toMatchObject({ status: 200 });
+  });
+});
+
+describe('portal-api - editing keys (issue 15)', () => {
+  interface Key {
+    key_id: string;
+    name: string;
+    providers: string[];
+    account_ids: string[];
+    follows_connections: boolean;
+    ip_allowlist: string[];
+  }
+
+  async function customerWithConnection() {
+    const client = new PortalClient();
+    const { customerId } = await client.signUp();
+    const accountId = (await client.connectVideoAds()).searchParams.get('connected')!;
+    return { client, customerId, accountId };
+  }
+
+  async function newKey(client: PortalClient, body: Record<string, unknown>) {
+    const created = await client.call<{ key: Key; secret: string }>('POST', '/api/keys', body);
+    expect(created.status).toBe(201);
+    return created.body;
+  }
+
+  it('renames a key and adds a connection granted later, usable on the next REST request', async () => {
+    const { client, accountId } = await customerWithConnection();
+    const { key, secret } = await newKey(client, {
+      name: 'before',
+      providers: ['video-ads'],
+      account_ids: [accountId],
+    });
+    expect(key.follows_connections).toBe(false);
+    const later = (await client.connectVideoAds('/api/connections/grants', 1)).searchParams.get('connected')!;
+    expect(later).not.toBe(accountId);
+    expect(await rest(secret, { 'X-Account-Id': later })).toEqual({ status: 403, code: 'account_not_allowed' });
+
+    const edited = await client.call<{ key: Key }>('PATCH', `/api/keys/${key.key_id}`, {
+      name: '  after  ',
+      account_ids: [accountId, later],
+    });
+    expect(edited.status).toBe(200);
+    expect(edited.body.key).toMatchObject({ name: 'after', account_ids: [accountId, later], providers: ['video-ads'] });
+    expect(await rest(secret, { 'X-Account-Id': later })).toEqual({ status: 200, code: 0 });
+    expect(await rest(secret, { 'X-Account-Id': accountId })).toEqual({ status: 200, code: 0 });
+    expect(await rest(secret)).toEqual({ status: 400, code: 'missing_account_id' });
+    const list = await client.call<{ keys: Key[] }>('GET', '/api/keys');
+    expect(list.body.keys[0]).toMatchObject({ key_id: key.key_id, name: 'after', account_ids: [accountId, later] });
+
+    // Narrowed back to one connection: the other is refused on the next request.
+    await client.call('PATCH', `/api/keys/${key.key_id}`, { account_ids: [later] });
+    expect(await rest(secret, { 'X-Account-Id': accountId })).toEqual({ status: 403, code: 'account_not_allowed' });
+    expect(await rest(secret)).toEqual({ status: 200, code: 0 });
+  });
+
+  it('takes a provider off a key: the next request is 403 provider_not_in_plan', async () => {
+    const { client, accountId } = await customerWithConnection();
+    const { key, secret } = await newKey(client, {
+      name: 'two providers',
+      providers: ['video-ads', 'marketplace'],
+      account_ids: [accountId],
+      ip_allowlist: ['127.0.0.0/8'],
+    });
+    expect(await rest(secret)).toEqual({ status: 200, code: 0 });
+    const edited = await client.call<{ key: Key }>('PATCH', `/api/keys/${key.key_id}`, { providers: ['marketplace'] });
+    expect(edited.status).toBe(200);
+    // The provider's connections leave with it; the other settings stay.
+    expect(edited.body.key).toMatchObject({
+      providers: ['marketplace'],
+      account_ids: [],
+      ip_allowlist: ['127.0.0.0/8'],
+    });
+    expect(await rest(secret)).toEqual({ status: 403, code: 'provider_not_in_plan' });
+
+    await client.call('PATCH', `/api/keys/${key.key_id}`, { providers: ['video-ads'], account_ids: [accountId] });
+    expect(await rest(secret)).toEqual({ status: 200, code: 0 });
+    await client.call('PATCH', `/api/keys/${key.key_id}`, { ip_allowlist: ['10.0.0.0/8'] });
+    expect(await rest(secret)).toEqual({ status: 403, code: 'ip_not_allowed' });
+  });
+
+  it('validates an edit like a new key, and edits only active keys of the customer', async () => {
+    const { client, customerId, accountId } = await customerWithConnection();
+    const { key } = await newKey(client, { name: 'strict', providers: ['video-ads'], account_ids: [accountId] });
+    const path = `/api/keys/${key.key_id}`;
+    const unknownField = await client.call<{ code: string }>('PATCH', path, { status: 'revoked' });
+    expect([unknownField.status, unknownField.body.code]).toEqual([400, 'invalid_request']);
+    const empty = await client.call<{ errors: { path: string }[] }>('PATCH', path, { name: '', providers: [] });
+    expect(empty.status).toBe(400);
+    expect(empty.body.errors.map((error) => error.path).sort()).toEqual(['name', 'providers']);
+    const otherProvider = await client.call<{ errors: { path: string }[] }>('PATCH', path, {
+      providers: ['marketplace'],
+      account_ids: [accountId],
+    });
+    expect([otherProvider.status, otherProvider.body.errors[0]?.path]).toEqual([400, 'account_ids']);
+    const stranger = await fixtures.customer();
+    const foreign = await fixtures.otherConnection(stranger.customer_id, 'video-ads');
+    expect((await client.call('PATCH', path, { account_ids: [foreign] })).status).toBe(400);
+    const badCidr = await client.call<{ errors: { path: string }[] }>('PATCH', path, { ip_allowlist: ['10.0.0.0/33'] });
+    expect([badCidr.status, badCidr.body.errors[0]?.path]).toEqual([400, 'ip_allowlist']);
+    const both = await client.call('PATCH', path, { account_ids: [accountId], follows_connections: true });
+    expect(both.status).toBe(400);
+
+    await fixtures.setPlan('growth', { providers: ['video-ads'] });
+    await fixtures.store.customers.setPlan(customerId, 'growth');
+    const outside = await client.call<{ code: string }>('PATCH', path, { providers: ['search-ads'] });
+    expect([outside.status, outside.body.code]).toEqual([403, 'provider_not_in_plan']);
+    // Nothing of the refused edits was written.
+    expect(await fixtures.store.apiKeys.findByKeyId(key.key_id)).toMatchObject({
+      name: 'strict',
+      providers: ['video-ads'],
+      account_ids: [accountId],
+      ip_allowlist: [],
+    });
+
+    const intruder = new PortalClient();
+    await intruder.signUp();
+    expect((await intruder.call('PATCH', path, { name: 'mine now' })).status).toBe(404);
+    await client.call('POST', `${path}/revoke`);
+    expect((await client.call('PATCH', path, { name: 'revoked' })).status).toBe(404);
+  });
+
+  it('lets an OAuth key use a connection granted after it was created, with no edit; narrowing stops that', async () => {
+    const { client, customerId, accountId } = await customerWithConnection();
+    // As the oauth-server makes it on consent (services/oauth-server/src/grant/oauth-key.service.ts).
+    const { key, secret } = await fixtures.store.apiKeys.create({
+      customer_id: customerId,
+      name: 'Chat Assistant (OAuth)',
+      providers: ['video-ads', 'marketplace'],
+      account_ids: [accountId],
+      follows_connections: true,
+      source: 'oauth',
+      oauth: { client_id: 'chat-assistant', subject: customerId },
+    });
+    await fixtures.lifecycle.created(key);
+    expect(await rest(secret)).toEqual({ status: 200, code: 0 });
+
+    const later = (await client.connectVideoAds('/api/connections/grants', 1)).searchParams.get('connected')!;
+    expect(await rest(secret, { 'X-Account-Id': later })).toEqual({ status: 200, code: 0 });
+    expect(await rest(secret)).toEqual({ status: 400, code: 'missing_account_id' });
+    const listed = (await client.call<{ keys: Key[] }>('GET', '/api/keys')).body.keys[0]!;
+    expect(listed).toMatchObject({ key_id: key.key_id, follows_connections: true, account_ids: [accountId, later] });
+
+    // The customer narrows it in the portal: it stops following.
+    const narrowed = await client.call<{ key: Key }>('PATCH', `/api/keys/${key.key_id}`, { account_ids: [accountId] });
+    expect(narrowed.body.key).toMatchObject({ follows_connections: false, account_ids: [accountId] });
+    expect(await rest(secret, { 'X-Account-Id': later })).toEqual({ status: 403, code: 'account_not_allowed' });
+    expect(await rest(secret)).toEqual({ status: 200, code: 0 });
+    const third = (await client.connectVideoAds('/api/connections/grants', 2)).searchParams.get('connected')!;
+    expect(await rest(secret, { 'X-Account-Id': third })).toEqual({ status: 403, code: 'account_not_allowed' });
+
+    // And makes it follow again.
+    const following = await client.call<{ key: Key }>('PATCH', `/api/keys/${key.key_id}`, {
+      follows_connections: true,
+    });
+    expect(following.body.key.follows_connections).toBe(true);
+    expect(following.body.key.account_ids.sort()).toEqual([accountId, later, third].sort());
+    for (const id of [accountId, later, third]) {
+      expect(await rest(secret, { 'X-Account-Id': id })).toEqual({ status: 200, code: 0 });
+    }
   });
 });
 

@@ -143,6 +143,90 @@ describeWithChromium('portal in a browser', () => {
     await page.getByTestId('mcp-url').waitFor();
   }, 120_000);
 
+  it("edits a key's name and connections, effective on the next REST request; an OAuth key can be narrowed", async () => {
+    const editContext = await browser.newContext();
+    const editPage = await editContext.newPage();
+    editPage.on('dialog', (dialog) => void dialog.accept());
+    const call = async (secret: string, accountId: string) => {
+      const response = await fetch(`${edge}${ADVERTISERS}`, {
+        headers: { 'X-API-Key': secret, 'X-Account-Id': accountId },
+      });
+      return { status: response.status, code: ((await response.json()) as { code?: unknown }).code };
+    };
+    try {
+      const email = `e-${randomBytes(4).toString('hex')}@example.test`;
+      await editPage.goto(`${portal}/sign-up`);
+      await editPage.getByLabel('Name').fill('Edit Tester');
+      await editPage.getByLabel('Email').fill(email);
+      await editPage.getByLabel('Password').fill('a long enough passphrase');
+      await editPage.getByRole('button', { name: 'Create account' }).click();
+      await editPage.waitForURL(`${portal}/connections`);
+
+      // Two video-ads connections (two business centers of the sandbox).
+      const accountIds: string[] = [];
+      for (const bc of [0, 1]) {
+        await editPage.getByRole('button', { name: 'Connect Video ads' }).click();
+        await editPage.waitForURL((url) => url.toString().startsWith(`${cluster.sandbox.url}/portal/auth`));
+        await editPage.locator('input[name="bc_id"]').nth(bc).check();
+        await editPage.getByRole('button', { name: 'Authorize' }).click();
+        await editPage.waitForURL((url) => url.pathname === '/connections' && url.searchParams.has('connected'));
+        accountIds.push(new URL(editPage.url()).searchParams.get('connected')!);
+      }
+      const [first, second] = accountIds as [string, string];
+      expect(first).not.toBe(second);
+
+      // A key with both connections (the form checks every connection).
+      await editPage.goto(`${portal}/keys`);
+      await editPage.getByLabel('Name').fill('before edit');
+      await editPage.getByRole('button', { name: 'Create key' }).click();
+      const secret = (await editPage.getByTestId('secret').textContent())!.trim();
+      await editPage.getByRole('button', { name: 'Done' }).click();
+      expect(await call(secret, second)).toEqual({ status: 200, code: 0 });
+
+      // Edit: a new name, and the second connection unchecked.
+      const row = editPage.locator('tr[data-key-id]').first();
+      await row.getByRole('button', { name: 'Edit' }).click();
+      const form = row.locator('form.edit-key');
+      await form.getByLabel('Key name').fill('after edit');
+      await form.locator(`input[name="account_ids"][value="${second}"]`).uncheck();
+      await form.getByRole('button', { name: 'Save changes' }).click();
+      await editPage.locator('tr[data-key-id]', { hasText: 'after edit' }).waitFor();
+      expect(await call(secret, second)).toEqual({ status: 403, code: 'account_not_allowed' });
+      expect(await call(secret, first)).toEqual({ status: 200, code: 0 });
+
+      // An assistant's key follows every connection until the customer narrows it here.
+      const customer = (await fixtures.store.customers.findByEmail(email))!;
+      const oauth = await fixtures.store.apiKeys.create({
+        customer_id: customer.customer_id,
+        name: 'Chat Assistant (OAuth)',
+        providers: ['video-ads'],
+        account_ids: [first, second],
+        follows_connections: true,
+        source: 'oauth',
+        oauth: { client_id: 'chat-assistant', subject: customer.customer_id },
+      });
+      await fixtures.lifecycle.created(oauth.key);
+      await editPage.reload();
+      const oauthRow = editPage.locator(`tr[data-key-id="${oauth.key.key_id}"]`);
+      await oauthRow.getByTestId('follows').waitFor();
+      expect(await call(oauth.secret, second)).toEqual({ status: 200, code: 0 });
+      await oauthRow.getByRole('button', { name: 'Edit' }).click();
+      const oauthForm = oauthRow.locator('form.edit-key');
+      const follow = oauthForm.locator('input[name="follows_connections"]');
+      expect(await follow.isChecked()).toBe(true);
+      expect(await oauthForm.locator(`input[name="account_ids"][value="${second}"]`).isDisabled()).toBe(true);
+      await follow.uncheck();
+      await oauthForm.locator(`input[name="account_ids"][value="${second}"]`).uncheck();
+      await oauthForm.getByRole('button', { name: 'Save changes' }).click();
+      await oauthRow.locator('form.edit-key').waitFor({ state: 'detached' });
+      expect(await oauthRow.getByTestId('follows').count()).toBe(0);
+      expect(await call(oauth.secret, second)).toEqual({ status: 403, code: 'account_not_allowed' });
+      expect(await call(oauth.secret, first)).toEqual({ status: 200, code: 0 });
+    } finally {
+      await editContext.close();
+    }
+  }, 120_000);
+
   it('shows a video-shop connection the platform stopped accepting as needing a re-grant, and re-grants it', async () => {
     const shopContext = await browser.newContext();
     const shopPage = await shopContext.newPage();

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Offline checks of the Kubernetes delivery (no cluster, no Docker engine):
 #   1. helm lint --strict and helm template of charts/gateway with every ci/*-values.yaml;
-#   2. the chart's default values fail with the list of what is missing (existing Secrets, NATS);
+#   2. the chart's default values render every component; emptied Secret names and NATS fail with the list of what
+#      is missing;
 #   3. every rendered object, and the plain manifests of k8s/, validated with kubeconform -strict against the
 #      Kubernetes JSON schemas built from the k8s.io/kubernetes OpenAPI document (scripts/tools/install.sh);
 #   4. k8s/gateway.yaml is what the chart renders (drift check);
@@ -34,15 +35,29 @@ for values in "$CHART"/ci/*-values.yaml; do
   "$BIN/helm" template gateway "$CHART" --namespace gateway --values "$values" >"$WORK/$name.yaml"
 done
 
-log "the default values must be refused with what is missing"
-if "$BIN/helm" template gateway "$CHART" >/dev/null 2>"$WORK/defaults.err"; then
+log "the default values must render the whole product (portal-api and oauth-server included)"
+"$BIN/helm" lint --strict --quiet "$CHART"
+"$BIN/helm" template gateway "$CHART" --namespace gateway >"$WORK/defaults.yaml"
+for component in edge-auth mcp-server quota-actor provider-proxy oauth-server portal-api; do
+  grep -q "^  name: gateway-$component$" "$WORK/defaults.yaml" || {
+    log "error: the default values do not render $component"
+    exit 1
+  }
+done
+
+log "emptied Secret names and NATS must be refused with what is missing"
+if "$BIN/helm" template gateway "$CHART" --set nats.url= --set secrets.mongodb.existingSecret= \
+  --set secrets.oauthSigning.existingSecret= >/dev/null 2>"$WORK/missing.err"; then
   log "error: the chart rendered without NATS and Secrets"
   exit 1
 fi
-grep -q 'secrets.mongodb.existingSecret is required' "$WORK/defaults.err" || {
-  cat "$WORK/defaults.err" >&2
-  exit 1
-}
+for expected in 'secrets.mongodb.existingSecret is required' 'secrets.oauthSigning.existingSecret is required by oauth-server' \
+  'nats.url (or nats.existingSecret) is required'; do
+  grep -qF "$expected" "$WORK/missing.err" || {
+    cat "$WORK/missing.err" >&2
+    exit 1
+  }
+done
 
 # ServiceMonitor and PrometheusRule are prometheus-operator CRDs without a schema in the Kubernetes OpenAPI document
 # (test/deploy checks them).

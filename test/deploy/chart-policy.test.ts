@@ -132,14 +132,39 @@ const named = (objects: Obj[], kind: string, component: string) =>
     (object) => object.kind === kind && object.metadata.labels?.['app.kubernetes.io/component'] === component,
   );
 
-describe.each(ciValues)('charts/gateway with ci/%s', (values) => {
+// The chart's own defaults install the whole product: they must render, and follow the same policy.
+const defaultValues = 'the default values';
+
+describe.each([defaultValues, ...ciValues])('charts/gateway with %s', (values) => {
   let objects: Obj[];
   beforeAll(() => {
-    objects = render(['--values', join(chart, 'ci', values)]);
+    objects = render(values === defaultValues ? [] : ['--values', join(chart, 'ci', values)]);
   });
 
   it('renders containers that are non-root, read-only, unprivileged, resourced, probed and pinned', () => {
     expectPodPolicy(objects);
+  });
+
+  it('deploys the whole product, portal-api and oauth-server included, each with its Ingress host', () => {
+    const components = kindsOf(objects, 'Deployment').map(
+      (deployment) => deployment.metadata.labels['app.kubernetes.io/component'] as string,
+    );
+    expect(components).toEqual(
+      expect.arrayContaining([
+        'edge-auth',
+        'mcp-server',
+        'quota-actor',
+        'provider-proxy',
+        'oauth-server',
+        'portal-api',
+      ]),
+    );
+    const backends = kindsOf(objects, 'Ingress').flatMap((ingress) =>
+      (ingress.spec.rules as Obj[]).flatMap((rule) =>
+        (rule.http.paths as Obj[]).map((path) => path.backend.service.name as string),
+      ),
+    );
+    expect(backends).toEqual(expect.arrayContaining(['gateway-oauth-server', 'gateway-portal-api']));
   });
 
   it('gives every Deployment a Service, a ServiceAccount, a NetworkPolicy and the OTel settings', () => {
@@ -279,6 +304,8 @@ describe('charts/gateway', () => {
       'metrics.prometheusRule.enabled=true',
       '--set',
       'components.edge-auth.enabled=false',
+      '--set',
+      'components.portal-api.enabled=false', // it shows the REST address, which needs edge-auth
     ]);
     expect(withoutEdge).not.toContain('GatewayRestServerErrors');
     expect(withoutEdge).not.toContain('GatewayQuotaDecisionsSlow');
@@ -314,14 +341,87 @@ describe('charts/gateway', () => {
     expectPodPolicy(objects);
   });
 
-  it('fails without the required configuration, naming every missing Secret and NATS', () => {
-    const error = renderError([]);
-    expect(error).toContain('secrets.mongodb.existingSecret is required by mcp-server, provider-proxy, quota-actor');
-    expect(error).toContain('secrets.credentials.existingSecret is required by provider-proxy');
-    expect(error).toContain('secrets.platforms.existingSecret is required by provider-proxy');
-    expect(error).toContain(
-      'nats.url (or nats.existingSecret) is required by edge-auth, mcp-server, provider-proxy, quota-actor',
+  it('wires portal-api and oauth-server to the public hosts and the default Secret names with the default values', () => {
+    const objects = render([]);
+    const envOf = (component: string) =>
+      new Map(
+        (named(objects, 'Deployment', component)!.spec.template.spec.containers[0].env as Obj[]).map((entry) => [
+          entry.name as string,
+          entry,
+        ]),
+      );
+    const portal = envOf('portal-api');
+    expect(portal.get('PUBLIC_URL')?.value).toBe('https://portal.gateway.example.com');
+    expect(portal.get('REST_BASE_URL')?.value).toBe('https://api.gateway.example.com');
+    expect(portal.get('MCP_URL')?.value).toBe('https://mcp.gateway.example.com/mcp');
+    expect(portal.get('NATS_URL')?.value).toBe('nats://nats.nats:4222');
+    expect(portal.get('MONGODB_URI')?.valueFrom?.secretKeyRef?.name).toBe('gateway-mongodb');
+    expect(portal.get('CREDENTIALS_ENCRYPTION_KEYS')?.valueFrom?.secretKeyRef?.name).toBe('gateway-credentials');
+    expect(portal.get('VIDEO_ADS_APP_SECRET')?.valueFrom?.secretKeyRef?.name).toBe('gateway-platforms');
+    const oauth = envOf('oauth-server');
+    expect(oauth.get('ISSUER')?.value).toBe('https://auth.gateway.example.com');
+    expect(oauth.get('MCP_RESOURCE_URL')?.value).toBe('https://mcp.gateway.example.com/mcp');
+    expect(oauth.get('OAUTH_SIGNING_KEYS')?.valueFrom?.secretKeyRef).toEqual({
+      name: 'gateway-oauth-signing',
+      key: 'OAUTH_SIGNING_KEYS',
+    });
+    expect(envOf('mcp-server').get('AUTHORIZATION_SERVER_URL')?.value).toBe('https://auth.gateway.example.com');
+    // mcp-server serves oauth-server's metadata at its own origin too, fetched through the Service
+    expect(envOf('mcp-server').get('AUTHORIZATION_SERVER_INTERNAL_URL')?.value).toBe(
+      'http://gateway-oauth-server:8080',
     );
+    const mcpEgress = named(objects, 'NetworkPolicy', 'mcp-server')!.spec.egress as Obj[];
+    expect(mcpEgress).toContainEqual({
+      to: [
+        {
+          podSelector: {
+            matchLabels: { 'app.kubernetes.io/name': 'oauth-server', 'app.kubernetes.io/instance': 'gateway' },
+          },
+        },
+      ],
+      ports: [{ port: 'http', protocol: 'TCP' }],
+    });
+    const oauthIngress = named(objects, 'NetworkPolicy', 'oauth-server')!.spec.ingress as Obj[];
+    expect(oauthIngress).toContainEqual({
+      ports: [{ port: 'http', protocol: 'TCP' }],
+      from: [
+        {
+          podSelector: {
+            matchLabels: { 'app.kubernetes.io/name': 'mcp-server', 'app.kubernetes.io/instance': 'gateway' },
+          },
+        },
+      ],
+    });
+    // the chart creates no Secret outside dev
+    expect(kindsOf(objects, 'Secret')).toEqual([]);
+  });
+
+  it('fails without the required configuration, naming every missing Secret and NATS', () => {
+    const error = renderError(
+      [
+        'nats.url',
+        ...['mongodb', 'credentials', 'platforms', 'oauthSigning'].map((s) => `secrets.${s}.existingSecret`),
+      ].flatMap((name) => ['--set', `${name}=`]),
+    );
+    expect(error).toContain(
+      'secrets.mongodb.existingSecret is required by mcp-server, oauth-server, portal-api, provider-proxy, quota-actor',
+    );
+    expect(error).toContain('secrets.credentials.existingSecret is required by portal-api, provider-proxy');
+    expect(error).toContain('secrets.platforms.existingSecret is required by portal-api, provider-proxy');
+    expect(error).toContain('secrets.oauthSigning.existingSecret is required by oauth-server');
+    expect(error).toContain(
+      'nats.url (or nats.existingSecret) is required by edge-auth, mcp-server, oauth-server, portal-api, provider-proxy, quota-actor',
+    );
+  });
+
+  it('fails when portal-api or oauth-server cannot name their public addresses', () => {
+    const error = renderError(['--set', 'ingress.enabled=false']);
+    expect(error).toContain('components.mcp-server needs PUBLIC_URL');
+    expect(error).toContain('components.oauth-server needs ISSUER');
+    expect(error).toContain('components.oauth-server needs MCP_RESOURCE_URL');
+    expect(error).toContain('components.portal-api needs PUBLIC_URL');
+    expect(error).toContain('components.portal-api needs REST_BASE_URL');
+    expect(error).toContain('components.portal-api needs MCP_URL');
   });
 
   it('wires every entry of providers into provider-proxy and portal-api, and into the sandbox in dev', () => {
@@ -515,7 +615,7 @@ describe('charts/gateway', () => {
     expect(renderError([...minimal, '--set', 'components.edge-auth.image.tag=latest'])).toContain(
       '/components/edge-auth/image/tag',
     );
-    expect(renderError([...minimal, '--set', 'components.oauth-server.enabled=true'])).toContain(
+    expect(renderError([...minimal, '--set', 'secrets.oauthSigning.existingSecret='])).toContain(
       'secrets.oauthSigning.existingSecret is required by oauth-server',
     );
   });

@@ -165,10 +165,17 @@ The app credentials a component reads from secrets.platforms through `providers`
 {{- if $url -}}{{- $_ := set $plain .env $url -}}{{- end -}}
 {{- end -}}
 {{- end -}}
-{{- /* Another component's public URL (mcp-server and oauth-server name each other), when it is enabled. */ -}}
+{{- /* Another component's public URL (mcp-server and oauth-server name each other), when it is enabled; with
+internal: true its Service inside the cluster (http://<release>-<component>:<http port><path>). */ -}}
 {{- range $c.peerUrls -}}
 {{- if and (include "gateway.isEnabled" (list $root .component)) (not (index ($c.env | default dict) .env)) -}}
-{{- $url := include "gateway.publicUrl" (list $root .component .path) -}}
+{{- $url := "" -}}
+{{- if .internal -}}
+{{- $peer := include "gateway.component" (list $root .component) | fromYaml -}}
+{{- $url = printf "http://%s:%s%s" (include "gateway.componentName" (list $root .component)) (include "gateway.portNumber" (list $peer "http")) (.path | default "") -}}
+{{- else -}}
+{{- $url = include "gateway.publicUrl" (list $root .component .path) -}}
+{{- end -}}
 {{- if $url -}}{{- $_ := set $plain .env $url -}}{{- end -}}
 {{- end -}}
 {{- end -}}
@@ -286,4 +293,21 @@ Public URL of a component: https://<host of its Ingress entry><path> (TLS ends a
 {{- end -}}
 {{- end -}}
 {{- end -}}
+{{- end -}}
+
+{{/*
+Enabled components that call another one inside the cluster (a peerUrls entry with internal: true), as a YAML
+list. Argument: (list $ $peer).
+*/}}
+{{- define "gateway.internalCallers" -}}
+{{- $root := index . 0 -}}
+{{- $peer := index . 1 -}}
+{{- $callers := list -}}
+{{- range $name := include "gateway.enabledComponents" $root | fromYamlArray -}}
+{{- $c := include "gateway.component" (list $root $name) | fromYaml -}}
+{{- range $c.peerUrls -}}
+{{- if and .internal (eq .component $peer) -}}{{- $callers = append $callers $name -}}{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- toYaml ($callers | uniq) -}}
 {{- end -}}

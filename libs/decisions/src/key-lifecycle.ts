@@ -2,7 +2,7 @@ import type { ApiKeyRecord, ApiKeyRepository, MonthlyUsageRepository, RotatedApi
 import type { DecisionClient } from './decision.client';
 
 export interface KeyLifecycleDeps {
-  apiKeys: Pick<ApiKeyRepository, 'revoke' | 'rotate' | 'findByKeyId'>;
+  apiKeys: Pick<ApiKeyRepository, 'revoke' | 'rotate' | 'findByKeyId' | 'listFollowingConnections'>;
   usage: Pick<MonthlyUsageRepository, 'carryOver'>;
   decisions: Pick<DecisionClient, 'notifyKeyChanged'>;
   now?: () => Date;
@@ -21,10 +21,19 @@ export class KeyLifecycle {
     await this.deps.decisions.notifyKeyChanged(key.hash);
   }
 
-  /** Providers, connections or IP allowlist changed in MongoDB. */
+  /** Name, providers, connections or IP allowlist changed in MongoDB. */
   async changed(keyId: string): Promise<void> {
     const key = await this.deps.apiKeys.findByKeyId(keyId);
     if (key) await this.deps.decisions.notifyKeyChanged(key.hash);
+  }
+
+  /**
+   * A connection of the customer was created or re-granted: the actors of its keys that follow connections reload
+   * them, so the connection works with those keys on the next request (issue 15).
+   */
+  async connectionsChanged(customerId: string): Promise<void> {
+    const keys = await this.deps.apiKeys.listFollowingConnections(customerId);
+    await Promise.all(keys.map((key) => this.deps.decisions.notifyKeyChanged(key.hash)));
   }
 
   async revoke(keyId: string): Promise<ApiKeyRecord | null> {

@@ -31,6 +31,12 @@ export interface ApiKeyDocument {
   account_ids: string[];
   /** Normalised CIDRs; empty means no allowlist (spec 5.1 rule 5). */
   ip_allowlist: string[];
+  /**
+   * When true the key's connections are all the customer's connections (not revoked) of its providers, read when
+   * the key's actor loads it, and account_ids is ignored: an assistant's key keeps up with the connections the
+   * customer grants later (issue 15). Absent on keys stored before the field existed: false.
+   */
+  follows_connections: boolean;
   status: ApiKeyStatus;
   source: ApiKeySource;
   oauth: ApiKeyOAuthGrant | null;
@@ -59,6 +65,7 @@ const apiKeySchema = new Schema<ApiKeyDocument>(
     providers: { type: [{ type: String, enum: PROVIDER_IDS }], default: [] },
     account_ids: { type: [String], default: [] },
     ip_allowlist: { type: [String], default: [] },
+    follows_connections: { type: Boolean, default: false },
     status: { type: String, required: true, enum: API_KEY_STATUSES, default: 'active' },
     source: { type: String, required: true, enum: API_KEY_SOURCES, default: 'portal' },
     oauth: { type: oauthSchema, default: null },

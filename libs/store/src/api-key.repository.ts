@@ -26,6 +26,8 @@ export interface ApiKeyRecord {
   providers: ProviderId[];
   account_ids: string[];
   ip_allowlist: string[];
+  /** The key's connections are all the customer's connections of its providers (account_ids is then unused). */
+  follows_connections: boolean;
   status: ApiKeyStatus;
   source: ApiKeySource;
   oauth: ApiKeyOAuthGrant | null;
@@ -45,6 +47,8 @@ export interface CreateApiKeyInput {
   providers: ProviderId[];
   account_ids?: string[];
   ip_allowlist?: string[];
+  /** Default false; the oauth-server sets it on the keys consent creates (issue 15). */
+  follows_connections?: boolean;
   source?: ApiKeySource;
   /** Required when source is 'oauth', absent otherwise. */
   oauth?: ApiKeyOAuthGrant;
@@ -56,6 +60,15 @@ export interface CreatedApiKey {
   secret: string;
 }
 
+/** What the portal edits on an active key (issue 15); absent fields stay as they are. */
+export interface ApiKeyChanges {
+  name?: string;
+  providers?: ProviderId[];
+  account_ids?: string[];
+  ip_allowlist?: string[];
+  follows_connections?: boolean;
+}
+
 export interface RotatedApiKey extends CreatedApiKey {
   /** The old key, now revoked with replaced_by set. */
   replaced: ApiKeyRecord;
@@ -63,7 +76,7 @@ export interface RotatedApiKey extends CreatedApiKey {
 
 type KeySettings = Pick<
   ApiKeyDocument,
-  'customer_id' | 'name' | 'providers' | 'account_ids' | 'ip_allowlist' | 'source' | 'oauth'
+  'customer_id' | 'name' | 'providers' | 'account_ids' | 'ip_allowlist' | 'follows_connections' | 'source' | 'oauth'
 >;
 
 const HASH_PATTERN = /^[0-9a-f]{64}$/;
@@ -105,6 +118,7 @@ export class ApiKeyRepository {
       providers: validProviders(input.providers),
       account_ids: await this.validAccounts(customerId, input.account_ids ?? []),
       ip_allowlist: validIpAllowlist(input.ip_allowlist ?? []),
+      follows_connections: validFlag(input.follows_connections ?? false, 'follows_connections'),
       source,
       oauth,
     });
@@ -161,6 +175,7 @@ export class ApiKeyRepository {
         providers: old.providers,
         account_ids: old.account_ids,
         ip_allowlist: old.ip_allowlist,
+        follows_connections: old.follows_connections ?? false,
         source: old.source,
         oauth: old.oauth,
       });
@@ -195,6 +210,41 @@ export class ApiKeyRepository {
 
   async setProviders(keyId: string, providers: ProviderId[]): Promise<ApiKeyRecord | null> {
     return this.updateActive(keyId, { providers: validProviders(providers) });
+  }
+
+  /**
+   * Applies the portal's edit of an active key in one write: every field is validated first (StoreError
+   * 'invalid_input'), so a bad field changes nothing. Null when the key is not active.
+   */
+  async update(keyId: string, changes: ApiKeyChanges): Promise<ApiKeyRecord | null> {
+    const key = await this.keys
+      .findOne({ key_id: requireString(keyId, 'key_id'), status: 'active' }, { customer_id: 1 })
+      .lean();
+    if (key === null) return null;
+    const set: Partial<ApiKeyDocument> = {};
+    if (changes.name !== undefined) set.name = requireString(changes.name, 'name').trim();
+    if (changes.providers !== undefined) set.providers = validProviders(changes.providers);
+    if (changes.account_ids !== undefined) {
+      set.account_ids = await this.validAccounts(key.customer_id, changes.account_ids);
+    }
+    if (changes.ip_allowlist !== undefined) set.ip_allowlist = validIpAllowlist(changes.ip_allowlist);
+    if (changes.follows_connections !== undefined) {
+      set.follows_connections = validFlag(changes.follows_connections, 'follows_connections');
+    }
+    if (set.name === '') throw new StoreError('invalid_input', 'name must not be empty');
+    if (Object.keys(set).length === 0) {
+      const current = await this.findByKeyId(keyId);
+      return current?.status === 'active' ? current : null;
+    }
+    return this.updateActive(keyId, set);
+  }
+
+  /** The customer's active keys that follow its connections: their actors reload when a connection is granted. */
+  async listFollowingConnections(customerId: string): Promise<ApiKeyRecord[]> {
+    const docs = await this.keys
+      .find({ customer_id: requireString(customerId, 'customer_id'), status: 'active', follows_connections: true })
+      .lean();
+    return Promise.all(docs.map(async (doc) => (await this.withLastUsed(doc))!));
   }
 
   /** Records use (the key's actor calls it); writes at most once per key per minute from this process. */
@@ -298,6 +348,11 @@ function validProviders(providers: unknown): ProviderId[] {
   return [...new Set(list)] as ProviderId[];
 }
 
+function validFlag(value: unknown, field: string): boolean {
+  if (typeof value !== 'boolean') throw new StoreError('invalid_input', `${field} must be true or false`);
+  return value;
+}
+
 function validIpAllowlist(entries: unknown): string[] {
   if (!Array.isArray(entries)) throw new StoreError('invalid_input', 'ip_allowlist must be an array of strings');
   const parsed = parseIpAllowlist(entries as string[]);
@@ -325,6 +380,7 @@ function toApiKeySummary(doc: Omit<ApiKeyDocument, '_id' | 'hash'>, lastUsedAt: 
     providers: [...doc.providers],
     account_ids: [...doc.account_ids],
     ip_allowlist: [...doc.ip_allowlist],
+    follows_connections: doc.follows_connections ?? false,
     status: doc.status,
     source: doc.source,
     oauth: doc.oauth ? { client_id: doc.oauth.client_id, subject: doc.oauth.subject } : null,

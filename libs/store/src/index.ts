@@ -43,6 +43,7 @@ export { API_KEY_STATUSES, API_KEY_SOURCES } from './api-key.model';
 export type { ApiKeyStatus, ApiKeySource, ApiKeyOAuthGrant } from './api-key.model';
 export { ApiKeyRepository } from './api-key.repository';
 export type {
+  ApiKeyChanges,
   ApiKeyRecord,
   ApiKeySummary,
   CreateApiKeyInput,

@@ -22,6 +22,13 @@ export const ConfigSchema = z
     /** Issuer URL of the OAuth authorization server named in the protected-resource metadata (spec 5.3). */
     AUTHORIZATION_SERVER_URL: httpUrl.optional(),
     /**
+     * Where mcp-server itself reaches that authorization server to fetch its metadata, which it serves again at
+     * its own origin (/.well-known/oauth-authorization-server, /.well-known/openid-configuration) for clients that
+     * look there. Default: AUTHORIZATION_SERVER_URL. The chart sets the authorization server's Service, so that the
+     * fetch stays inside the cluster.
+     */
+    AUTHORIZATION_SERVER_INTERNAL_URL: httpUrl.optional(),
+    /**
      * The database oauth-server writes its tokens to. With it, OAuth access tokens (spec 5.3) are accepted: looked
      * up by their SHA-256. Without it only API keys are. Required in production when AUTHORIZATION_SERVER_URL is set.
      */

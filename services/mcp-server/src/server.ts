@@ -8,6 +8,12 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { NatsConnection } from 'nats';
 import { API_KEYS_ONLY, type AccessTokenVerifier } from './auth/access-token.verifier';
+import {
+  AUTHORIZATION_SERVER_METADATA_PATHS,
+  authorizationServerMetadataHandler,
+  authorizationServerMetadataUrl,
+  CachedMetadata,
+} from './auth/authorization-server-metadata';
 import { protectedResourceMetadata, type ProtectedResource } from './auth/protected-resource';
 import type { Config } from './config';
 import { defaultAllowedHosts, dnsRebindingGuard } from './http/dns-rebinding.guard';
@@ -137,6 +143,26 @@ export async function startMcpService(
     ]),
   ];
   for (const path of metadataPaths) app.use(path, guard.host, metadata);
+  // The authorization server's own metadata, also at the MCP origin: some clients look for it there instead of at
+  // the issuer named above. Fetched from the authorization server and kept for a minute.
+  if (config.AUTHORIZATION_SERVER_URL) {
+    for (const path of AUTHORIZATION_SERVER_METADATA_PATHS) {
+      const source = new CachedMetadata({
+        issuer: config.AUTHORIZATION_SERVER_URL,
+        url: authorizationServerMetadataUrl(
+          config.AUTHORIZATION_SERVER_INTERNAL_URL ?? config.AUTHORIZATION_SERVER_URL,
+          path,
+        ),
+        ttlMs: AUTHORIZATION_SERVER_METADATA_TTL_MS,
+        timeoutMs: AUTHORIZATION_SERVER_METADATA_TIMEOUT_MS,
+      });
+      app.use(
+        path,
+        guard.host,
+        authorizationServerMetadataHandler(source, AUTHORIZATION_SERVER_METADATA_TTL_MS, logger),
+      );
+    }
+  }
   app.post(
     config.MCP_PATH,
     guard.host,
@@ -171,6 +197,10 @@ export async function startMcpService(
     },
   };
 }
+
+/** How long the authorization server's metadata is served before it is fetched again, and how long a fetch may take. */
+const AUTHORIZATION_SERVER_METADATA_TTL_MS = 60_000;
+const AUTHORIZATION_SERVER_METADATA_TIMEOUT_MS = 5_000;
 
 function routeLabel(path: string, mcpPath: string): string {
   if (path === mcpPath) return mcpPath;

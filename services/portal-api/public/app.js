@@ -347,7 +347,14 @@ async function keysPage() {
             'tr',
             { 'data-key-id': key.key_id },
             h('td', { class: 'mono' }, key.key_id),
-            h('td', {}, key.name),
+            h(
+              'td',
+              {},
+              key.name,
+              key.status === 'active' && key.follows_connections
+                ? h('div', { class: 'muted', 'data-testid': 'follows' }, 'Follows all connections')
+                : null,
+            ),
             h('td', {}, key.source === 'oauth' ? 'Assistant sign-in' : 'Portal'),
             h('td', {}, formatDate(key.created_at)),
             h('td', {}, key.last_used_at ? formatDate(key.last_used_at) : 'Never'),
@@ -359,7 +366,104 @@ async function keysPage() {
     );
   };
 
+  // The edit form of one key: built when opened, so closed forms add no second "Name" field to the page.
+  const editForm = (key) => {
+    const followable = key.follows_connections || key.source === 'oauth';
+    const follow = h('input', {
+      type: 'checkbox',
+      name: 'follows_connections',
+      checked: key.follows_connections,
+      onchange: () => syncFollow(),
+    });
+    const connectionChecks = active.map((c) =>
+      h(
+        'label',
+        {},
+        h('input', {
+          type: 'checkbox',
+          name: 'account_ids',
+          value: c.account_id,
+          checked: key.account_ids.includes(c.account_id),
+        }),
+        `${c.account_id} (${c.provider})`,
+      ),
+    );
+    const syncFollow = () => {
+      for (const label of connectionChecks) label.querySelector('input').disabled = follow.checked;
+    };
+    const form = h(
+      'form',
+      { class: 'edit-key', novalidate: true, 'data-testid': `edit-${key.key_id}` },
+      h('div', { class: 'form-error' }),
+      field(
+        'name',
+        'Key name',
+        h('input', { id: `edit-name-${key.key_id}`, name: 'name', type: 'text', value: key.name }),
+      ),
+      h(
+        'div',
+        { 'data-field': 'providers' },
+        h('label', {}, 'Providers'),
+        h(
+          'div',
+          { class: 'checks' },
+          plan.providers.map((p) =>
+            h(
+              'label',
+              {},
+              h('input', { type: 'checkbox', name: 'providers', value: p, checked: key.providers.includes(p) }),
+              PROVIDER_NAMES[p] || p,
+            ),
+          ),
+        ),
+      ),
+      h(
+        'div',
+        { 'data-field': 'account_ids' },
+        h('label', {}, 'Connections'),
+        followable
+          ? h('label', {}, follow, 'Follows all connections (new ones included); uncheck to choose connections')
+          : null,
+        active.length === 0
+          ? h('p', { class: 'muted' }, 'No connections yet.')
+          : h('div', { class: 'checks' }, connectionChecks),
+      ),
+      field(
+        'ip_allowlist',
+        'IP allowlist',
+        h('textarea', { name: 'ip_allowlist', rows: 2 }, key.ip_allowlist.join('\n')),
+      ),
+      h(
+        'div',
+        { class: 'actions' },
+        h('button', { type: 'submit' }, 'Save changes'),
+        h('button', { type: 'button', class: 'secondary', onclick: () => form.remove() }, 'Cancel'),
+      ),
+    );
+    syncFollow();
+    form.addEventListener('submit', async (event) => {
+      event.preventDefault();
+      const data = new FormData(form);
+      const changes = {
+        name: String(data.get('name') || ''),
+        providers: data.getAll('providers'),
+        ip_allowlist: lines(data.get('ip_allowlist')),
+      };
+      // Choosing connections narrows a following key; following again needs no list.
+      if (followable && follow.checked) changes.follows_connections = true;
+      else changes.account_ids = data.getAll('account_ids');
+      try {
+        await api('PATCH', `/api/keys/${key.key_id}`, changes);
+        await refreshList();
+      } catch (error) {
+        showErrors(form, error);
+      }
+    });
+    return form;
+  };
+
   const keyActions = (key) => {
+    const editSlot = h('div', {});
     const ipForm = h(
       'form',
       { hidden: true, novalidate: true },
@@ -417,11 +521,24 @@ async function keysPage() {
         ),
         h(
           'button',
+          {
+            type: 'button',
+            class: 'secondary',
+            onclick: () => {
+              if (editSlot.firstChild) editSlot.replaceChildren();
+              else editSlot.replaceChildren(editForm(key));
+            },
+          },
+          'Edit',
+        ),
+        h(
+          'button',
           { type: 'button', class: 'secondary', onclick: () => (ipForm.hidden = !ipForm.hidden) },
           'IP allowlist',
         ),
       ),
       ipForm,
+      editSlot,
     );
   };
 

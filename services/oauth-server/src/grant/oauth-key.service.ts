@@ -51,8 +51,8 @@ export class OAuthKeyService {
   }
 
   /**
-   * Reuses the active key or creates one with every provider of the plan and every connection of the customer at
-   * consent time. An existing key is left as the customer last set it in the portal: the portal is where keys are
+   * Reuses the active key or creates one with every provider of the plan, following the customer's connections
+   * (those of consent time, and any granted later). An existing key is left as the customer last set it in the portal: the portal is where keys are
    * edited, and a second writer of the same key document could lose a revoke on FerretDB (document-lock.ts).
    */
   async ensureKey(customer: CustomerRecord, client: StaticClient): Promise<ApiKeyRecord> {
@@ -69,6 +69,9 @@ export class OAuthKeyService {
           name: OAuthKeyService.keyName(client),
           providers: providers as ApiKeyRecord['providers'],
           account_ids: connections.map((connection) => connection.account_id),
+          // The assistant follows the customer's connections: one granted later works at once; the customer can
+          // narrow the key in the portal, which stops the following (issue 15).
+          follows_connections: true,
           source: 'oauth',
           oauth: { client_id: client.clientId, subject: customer.customer_id },
         });

@@ -265,6 +265,8 @@ export function connectionRoutes(deps: PortalDeps): ApiRoute[] {
         }
         if (accounts.length === 0) return back({ error: 'no_accounts' });
         const outcome = await applyGrant(ctx.session.customerId, pending, plugin, accounts);
+        // Keys that follow the customer's connections (OAuth keys) use a new or renewed one on the next request.
+        if (outcome.connected !== undefined) await deps.lifecycle.connectionsChanged(ctx.session.customerId);
         return back(outcome);
       },
     }),

@@ -269,6 +269,8 @@ export function searchAdsRoutes(deps: PortalDeps): ApiRoute[] {
         if (target !== null) {
           const renewed = await deps.store.connections.regrant(target, account.credentials, account.externalAccountIds);
           if (renewed === null) throw new PortalError('not_found', `no search-ads connection ${target}`);
+          // Keys that follow the customer's connections (OAuth keys) use it on the next request.
+          await deps.lifecycle.connectionsChanged(customerId);
           return { account_id: renewed.account_id, regranted: true, connection: toConnection(renewed) };
         }
         const created = await deps.store.connections.create({
@@ -277,6 +279,7 @@ export function searchAdsRoutes(deps: PortalDeps): ApiRoute[] {
           external_account_ids: account.externalAccountIds,
           credentials: account.credentials,
         });
+        await deps.lifecycle.connectionsChanged(customerId);
         return { account_id: created.account_id, regranted: false, connection: toConnection(created) };
       },
     }),

@@ -1,4 +1,10 @@
-import { StoreError, type ApiKeySummary, type ProviderId } from '@gateway/store';
+import {
+  StoreError,
+  type ApiKeyChanges,
+  type ApiKeySummary,
+  type ConnectionRecord,
+  type ProviderId,
+} from '@gateway/store';
 import { z } from 'zod';
 import { defineRoute, signedIn, type ApiRoute } from '../http/api-route';
 import { AccountIdSchema, InstantSchema, KeyIdSchema, ProviderIdSchema, iso } from '../http/api.schemas';
@@ -17,7 +23,14 @@ const KeySchema = z
     source: z.enum(['portal', 'oauth']),
     status: z.enum(['active', 'revoked']),
     providers: z.array(ProviderIdSchema),
-    account_ids: z.array(z.string()),
+    account_ids: z.array(z.string()).meta({
+      description: "The key's connections; for a key that follows connections, the customer's current ones",
+    }),
+    follows_connections: z.boolean().meta({
+      description:
+        "The key's connections are all the customer's connections of its providers, granted later ones included " +
+        '(OAuth keys, until the customer narrows them)',
+    }),
     ip_allowlist: z.array(z.string()),
     created_at: InstantSchema,
     last_used_at: InstantSchema.nullable(),
@@ -36,14 +49,23 @@ const CreatedKeySchema = z
 const KeyParams = z.object({ key_id: KeyIdSchema });
 const KeyResponse = z.object({ key: KeySchema });
 
-function toKey(key: ApiKeySummary): z.infer<typeof KeySchema> {
+/** A following key's connections: the customer's connections of its providers that are not revoked. */
+function followedAccounts(key: Pick<ApiKeySummary, 'providers'>, connections: readonly ConnectionRecord[]): string[] {
+  return connections
+    .filter((c) => c.status !== 'revoked' && key.providers.includes(c.provider))
+    .map((c) => c.account_id);
+}
+
+/** `connections`: the customer's, to show what a following key reaches now. */
+function toKey(key: ApiKeySummary, connections: readonly ConnectionRecord[]): z.infer<typeof KeySchema> {
   return {
     key_id: key.key_id,
     name: key.name,
     source: key.source,
     status: key.status,
     providers: key.providers,
-    account_ids: key.account_ids,
+    account_ids: key.follows_connections ? followedAccounts(key, connections) : key.account_ids,
+    follows_connections: key.follows_connections,
     ip_allowlist: key.ip_allowlist,
     created_at: key.created_at.toISOString(),
     last_used_at: iso(key.last_used_at),
@@ -83,8 +105,12 @@ export function keyRoutes(deps: PortalDeps): ApiRoute[] {
       status: 200,
       response: z.object({ keys: z.array(KeySchema) }),
       handler: async (ctx) => {
-        const keys = await deps.store.apiKeys.listByCustomer(signedIn(ctx).customerId);
-        return { keys: keys.reverse().map(toKey) };
+        const { customerId } = signedIn(ctx);
+        const [keys, connections] = await Promise.all([
+          deps.store.apiKeys.listByCustomer(customerId),
+          deps.store.connections.listByCustomer(customerId),
+        ]);
+        return { keys: keys.reverse().map((key) => toKey(key, connections)) };
       },
     }),
     defineRoute({
@@ -130,7 +156,7 @@ export function keyRoutes(deps: PortalDeps): ApiRoute[] {
           'ip_allowlist',
         );
         await deps.lifecycle.created(created.key);
-        return { key: toKey(created.key), secret: created.secret };
+        return { key: toKey(created.key, connections), secret: created.secret };
       },
     }),
     defineRoute({
@@ -145,11 +171,17 @@ export function keyRoutes(deps: PortalDeps): ApiRoute[] {
       response: CreatedKeySchema.extend({ replaced_key_id: z.string() }),
       errors: ['not_found'],
       handler: async (ctx) => {
-        const key = await ownKey(signedIn(ctx).customerId, ctx.params.key_id);
+        const { customerId } = signedIn(ctx);
+        const key = await ownKey(customerId, ctx.params.key_id);
         if (key.status !== 'active') throw new PortalError('not_found', `key ${key.key_id} is not active`);
         const rotated = await deps.lifecycle.rotate(key.key_id);
         if (rotated === null) throw new PortalError('not_found', `key ${key.key_id} is not active`);
-        return { key: toKey(rotated.key), secret: rotated.secret, replaced_key_id: rotated.replaced.key_id };
+        const connections = await deps.store.connections.listByCustomer(customerId);
+        return {
+          key: toKey(rotated.key, connections),
+          secret: rotated.secret,
+          replaced_key_id: rotated.replaced.key_id,
+        };
       },
     }),
     defineRoute({
@@ -164,10 +196,11 @@ export function keyRoutes(deps: PortalDeps): ApiRoute[] {
       response: KeyResponse,
       errors: ['not_found'],
       handler: async (ctx) => {
-        const key = await ownKey(signedIn(ctx).customerId, ctx.params.key_id);
+        const { customerId } = signedIn(ctx);
+        const key = await ownKey(customerId, ctx.params.key_id);
         const revoked = await deps.lifecycle.revoke(key.key_id);
         if (revoked === null) throw new PortalError('not_found', `no key ${key.key_id}`);
-        return { key: toKey(revoked) };
+        return { key: toKey(revoked, await deps.store.connections.listByCustomer(customerId)) };
       },
     }),
     defineRoute({
@@ -183,14 +216,98 @@ export function keyRoutes(deps: PortalDeps): ApiRoute[] {
       response: KeyResponse,
       errors: ['not_found'],
       handler: async (ctx) => {
-        const key = await ownKey(signedIn(ctx).customerId, ctx.params.key_id);
+        const { customerId } = signedIn(ctx);
+        const key = await ownKey(customerId, ctx.params.key_id);
         const updated = await asInvalidRequest(
           () => deps.store.apiKeys.setIpAllowlist(key.key_id, ctx.body.ip_allowlist),
           'ip_allowlist',
         );
         if (updated === null) throw new PortalError('not_found', `key ${key.key_id} is not active`);
         await deps.lifecycle.changed(updated.key_id);
-        return { key: toKey(updated) };
+        return { key: toKey(updated, await deps.store.connections.listByCustomer(customerId)) };
+      },
+    }),
+    defineRoute({
+      method: 'patch',
+      path: '/api/keys/:key_id',
+      operationId: 'updateKey',
+      summary:
+        "Edits an active key's name, providers, connections or IP allowlist; every edge and MCP use the change from " +
+        'the moment this answers. Sending account_ids narrows a key that follows connections (it stops following); ' +
+        'follows_connections: true makes it follow all of them again',
+      tag: 'keys',
+      auth: 'session',
+      params: KeyParams,
+      body: z.strictObject({
+        name: z.string().trim().min(1, 'is required').max(200).optional(),
+        providers: z.array(ProviderIdSchema).min(1, 'choose at least one provider').optional(),
+        account_ids: z.array(AccountIdSchema).optional(),
+        ip_allowlist: IpAllowlistSchema.optional(),
+        follows_connections: z
+          .boolean()
+          .optional()
+          .meta({ description: "true: the key's connections are all the customer's connections of its providers" }),
+      }),
+      status: 200,
+      response: KeyResponse,
+      errors: ['not_found', 'provider_not_in_plan'],
+      handler: async (ctx) => {
+        const { customerId } = signedIn(ctx);
+        const key = await ownKey(customerId, ctx.params.key_id);
+        if (key.status !== 'active') throw new PortalError('not_found', `key ${key.key_id} is not active`);
+        const body = ctx.body;
+        const invalid = (path: string, message: string) =>
+          new PortalError('invalid_request', message, { errors: [{ path, message }] });
+        if (body.follows_connections === true && body.account_ids !== undefined) {
+          throw invalid('account_ids', 'a key that follows connections has all of them: leave account_ids out');
+        }
+        if (body.providers !== undefined) {
+          const customer = await deps.store.customers.findById(customerId);
+          const plan = customer ? await deps.store.plans.findByName(customer.plan) : null;
+          if (plan === null) throw new Error(`customer ${customerId} has no plan`);
+          const outside = body.providers.filter((provider) => !plan.providers.includes(provider));
+          if (outside.length > 0) {
+            throw new PortalError('provider_not_in_plan', `not in the plan: ${outside.join(', ')}`);
+          }
+        }
+        const providers = (body.providers ?? key.providers) as ProviderId[];
+        const connections = await deps.store.connections.listByCustomer(customerId);
+        const providerOf = new Map(connections.map((c) => [c.account_id, c.provider] as const));
+        const changes: ApiKeyChanges = {};
+        if (body.name !== undefined) changes.name = body.name;
+        if (body.providers !== undefined) changes.providers = providers;
+        if (body.ip_allowlist !== undefined) changes.ip_allowlist = body.ip_allowlist;
+        if (body.follows_connections !== undefined) changes.follows_connections = body.follows_connections;
+        if (body.account_ids !== undefined) {
+          // Spec 5.1 rule 3: only the customer's own connections, and only of the key's providers.
+          for (const accountId of body.account_ids) {
+            const provider = providerOf.get(accountId);
+            if (provider === undefined) throw invalid('account_ids', `${accountId} is not one of your connections`);
+            if (!providers.includes(provider)) {
+              throw invalid('account_ids', `${accountId} is a ${provider} connection; add that provider or drop it`);
+            }
+          }
+          changes.account_ids = body.account_ids;
+          // Choosing connections narrows a key that followed them all (issue 15).
+          changes.follows_connections = false;
+        } else if (key.follows_connections && body.follows_connections === false) {
+          // Stops following with the connections it reaches now, so nothing changes until the customer narrows.
+          changes.account_ids = followedAccounts({ providers }, connections);
+        } else if (body.providers !== undefined && !key.follows_connections) {
+          // A provider taken off the key takes its connections with it.
+          changes.account_ids = key.account_ids.filter((id) => {
+            const provider = providerOf.get(id);
+            return provider !== undefined && providers.includes(provider);
+          });
+        }
+        const updated = await asInvalidRequest(
+          () => deps.store.apiKeys.update(key.key_id, changes),
+          changes.ip_allowlist !== undefined ? 'ip_allowlist' : 'account_ids',
+        );
+        if (updated === null) throw new PortalError('not_found', `key ${key.key_id} is not active`);
+        // Effective on the next request on every edge and on MCP: the key's actor reloads it before we answer.
+        await deps.lifecycle.changed(updated.key_id);
+        return { key: toKey(updated, connections) };
       },
     }),
   ];
