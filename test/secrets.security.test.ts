@@ -554,6 +554,38 @@ describe('secrets stay secret (logs, spans, metrics, error bodies)', () => {
     expect(created.status).toBe(201);
     const portalKey = created.json<{ secret: string; key: { key_id: string } }>();
     secrets.add('portal-created API key', portalKey.secret);
+
+    // search-ads connect flow: the portal generates the key pair and must never show or log the private key.
+    const pending = await browser.call('POST', '/api/connections/search-ads/keys', {});
+    expect(pending.status).toBe(201);
+    const { pending_id: pendingId, public_key_pem: publicKeyPem } = pending.json<{
+      pending_id: string;
+      public_key_pem: string;
+    }>();
+    secrets.add('portal search-ads pending id', pendingId);
+    const apiUser = (await (
+      await fetch(`${cluster.sandbox.url}/_sandbox/search-ads/api-users`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ public_key_pem: publicKeyPem }),
+      })
+    ).json()) as { client_id: string; team_id: string; key_id: string; org_ids: number[] };
+    const verified = await browser.call('POST', '/api/connections/search-ads/verify', {
+      pending_id: pendingId,
+      client_id: apiUser.client_id,
+      team_id: apiUser.team_id,
+      key_id: apiUser.key_id,
+    });
+    expect(verified.status).toBe(200);
+    const searchConnected = await browser.call('POST', '/api/connections/search-ads', {
+      pending_id: pendingId,
+      org_id: apiUser.org_ids[0],
+    });
+    expect(searchConnected.status).toBe(201);
+    const portalSearchAccount = searchConnected.json<{ account_id: string }>().account_id;
+    const portalSearchCredentials = await fixtures.store.connections.loadCredentials(portalSearchAccount);
+    secrets.addPem('portal-generated search-ads private key', portalSearchCredentials?.attributes?.private_key);
+    secrets.add('portal search-ads access token', portalSearchCredentials?.access_token ?? '');
     await browser.call('POST', '/api/keys', { name: '', providers: ['nope'], account_ids: [videoAds.accountId] });
     expect((await rest('portal key', `/v1/video-ads${ADVERTISERS}`, { 'X-API-Key': portalKey.secret })).status).toBe(
       200,
