@@ -210,6 +210,24 @@ describe('video-shop through the gateway', () => {
     expect(after.requests.filter((r) => r.path.startsWith('/video-shop'))).toEqual([]);
   });
 
+  it("returns a platform error in the platform's own envelope and status, and counts it (spec 7)", async () => {
+    const { secret, shop } = await customerWithShop();
+    const used = async () =>
+      (await rawRequest(edge, '/v1/me', { headers: { 'X-API-Key': secret } })).json<{ quota_used: number }>()
+        .quota_used;
+    const before = await used();
+    const refused = await call(secret, shop.accountId, 'POST', '/order/202309/orders/search', {
+      page_size: '10',
+      page_token: 'not-a-token-of-this-query',
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.headers['content-type']).not.toBe('application/problem+json');
+    const envelope = refused.json<Envelope<null>>();
+    expect(envelope.code).not.toBe(0);
+    expect(envelope.data).toBeNull();
+    expect(await used()).toBe(before + 1);
+  });
+
   it('answers 415, 413 and 400 for bodies it will not forward, without counting them', async () => {
     const { secret, shop } = await customerWithShop();
     const headers = { 'X-API-Key': secret, 'X-Account-Id': shop.accountId };

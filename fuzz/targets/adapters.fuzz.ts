@@ -3,7 +3,7 @@
  * video-shop, marketplace (x3) and search-ads, with fuzzed raw queries, paths and credentials.
  * Properties: prepare never throws; the prepared request carries each owned parameter the adapter adds exactly
  * once, with the adapter's value (never the caller's), and none of the others; no caller header reaches the
- * request; video-shop's signature verifies over what is sent (decodedPairs/videoShopSignature never throw).
+ * request; video-shop's signature verifies over what is sent (decodedPairs/videoShopSign never throw).
  */
 import { endpointsOf, ownedParamsOf, type EndpointSpec, type ProviderId } from '@gateway/catalogue';
 import { QpsGuard } from '../../services/provider-proxy/src/limits/qps-guard';
@@ -11,10 +11,8 @@ import { MarketplaceAdapter } from '../../services/provider-proxy/src/adapters/m
 import { SearchAdsAdapter } from '../../services/provider-proxy/src/adapters/search-ads/search-ads.adapter';
 import { VideoAdsAdapter } from '../../services/provider-proxy/src/adapters/video-ads/video-ads.adapter';
 import { VideoShopAdapter } from '../../services/provider-proxy/src/adapters/video-shop/video-shop.adapter';
-import {
-  decodedPairs,
-  videoShopSignature,
-} from '../../services/provider-proxy/src/adapters/video-shop/video-shop.signature';
+import { decodedPairs } from '../../services/provider-proxy/src/adapters/video-shop/video-shop.signature';
+import { videoShopSign } from '@gateway/platform-grants';
 import type { ProviderAdapter } from '../../services/provider-proxy/src/adapters/provider-adapter';
 import { Input, violated } from './input';
 
@@ -130,7 +128,7 @@ export function fuzz(data: Buffer): void {
 
   // The signature helpers on arbitrary input.
   const pairs = decodedPairs(query);
-  videoShopSignature(SHOP_SECRET, path, pairs, body);
+  videoShopSign(SHOP_SECRET, path, pairs, body);
 
   if (!prepared.ok) return;
   const { request } = prepared;
@@ -164,7 +162,7 @@ export function fuzz(data: Buffer): void {
   if (adapter.provider === 'video-shop') {
     const signedPath = url.pathname.replace(/^\/base/, '');
     const sign = new URLSearchParams(rawQuery).get('sign');
-    if (sign !== videoShopSignature(SHOP_SECRET, signedPath, decodedPairs(rawQuery), request.body)) {
+    if (sign !== videoShopSign(SHOP_SECRET, signedPath, decodedPairs(rawQuery), request.body)) {
       violated('video-shop signature does not verify over the bytes sent', {
         query,
         pathAndQuery: request.pathAndQuery,

@@ -3,8 +3,8 @@ import { createHmac } from 'node:crypto';
 /**
  * The Open Platform v2 signature (docs/providers.md, marketplace): lower-case hex HMAC-SHA256 keyed with the
  * app's partner key over `partner_id + path + timestamp`, followed by `access_token + shop_id` for shop calls.
- * The grant makes only public calls (the authorization page and the code exchange), so it signs without them;
- * the shop part is here for completeness of the one rule.
+ * The grant makes public calls (the authorization page, the code exchange); provider-proxy signs shop calls and
+ * token refreshes with it too.
  */
 export function marketplaceSign(
   partnerKey: string,

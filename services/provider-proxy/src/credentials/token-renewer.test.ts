@@ -99,8 +99,7 @@ describe('token renewer', () => {
   });
 
   it("waits for another replica's renewal when the platform refused the token, and takes what it stored", async () => {
-    let acquired = false;
-    const held: RenewalLease = { acquire: async () => acquired, release: async () => undefined };
+    const held: RenewalLease = { acquire: async () => false, release: async () => undefined };
     const { source, renewer } = setup(due, held);
     const a = adapter(async () => {
       throw new Error('must not renew');
@@ -108,7 +107,6 @@ describe('token renewer', () => {
     const waiting = renewer.renew(request(a, due, true));
     await new Promise((resolve) => setTimeout(resolve, 5));
     await source.store('acct_1', fresh);
-    acquired = false;
     expect(await waiting).toEqual({ ok: true, credentials: fresh, renewed: false });
   });
 

@@ -1,4 +1,5 @@
 import { ownedParamsOf, providerSpec, upstreamPathOf } from '@gateway/catalogue';
+import { marketplaceSign } from '@gateway/platform-grants';
 import type { QpsGuard } from '../../limits/qps-guard';
 import { failure } from '../../proxy/proxy-failure';
 import { envelopeCode } from '../envelope-code';
@@ -11,7 +12,6 @@ import type {
   TokenLifecycle,
 } from '../provider-adapter';
 import { filterQuery } from '../query-filter';
-import { marketplaceSignature } from './marketplace.signature';
 
 export type MarketplaceProvider = 'marketplace' | 'marketplace-ads' | 'marketplace-affiliate';
 
@@ -91,10 +91,7 @@ export class MarketplaceAdapter implements ProviderAdapter {
     }
     const path = upstreamPathOf(call.endpoint, call.path);
     const timestamp = Math.floor(this.now() / 1000);
-    const sign = marketplaceSignature(this.#partnerKey, {
-      partnerId: this.partnerId,
-      path,
-      timestamp,
+    const sign = marketplaceSign(this.#partnerKey, this.partnerId, path, timestamp, {
       accessToken: credentials.access_token,
       shopId,
     });
@@ -138,7 +135,7 @@ export class MarketplaceAdapter implements ProviderAdapter {
       return { ok: false, reason: 'refused', detail: 'the connection has no refresh token or shop id' };
     }
     const timestamp = Math.floor(this.now() / 1000);
-    const sign = marketplaceSignature(this.#partnerKey, { partnerId: this.partnerId, path: RENEW_PATH, timestamp });
+    const sign = marketplaceSign(this.#partnerKey, this.partnerId, RENEW_PATH, timestamp);
     const url = `${this.origin}${this.basePath}${RENEW_PATH}?partner_id=${encodeURIComponent(this.partnerId)}&timestamp=${timestamp}&sign=${sign}`;
     let status: number;
     let answer: TokenAnswer;

@@ -2,7 +2,8 @@ import { inspect } from 'node:util';
 import { findEndpoint } from '@gateway/catalogue';
 import { QpsGuard } from '../../limits/qps-guard';
 import { VideoShopAdapter } from './video-shop.adapter';
-import { decodedPairs, videoShopSignature } from './video-shop.signature';
+import { videoShopSign } from '@gateway/platform-grants';
+import { decodedPairs } from './video-shop.signature';
 
 const NOW = Date.UTC(2026, 10, 25, 12, 0, 0);
 const SECRET = 'shop-app-secret-value';
@@ -35,7 +36,7 @@ function platformSign(pathAndQuery: string, body?: Buffer): { path: string; sign
   return {
     path,
     sign: url.searchParams.get('sign')!,
-    expected: videoShopSignature(SECRET, path, pairs, body),
+    expected: videoShopSign(SECRET, path, pairs, body),
   };
 }
 

@@ -1,4 +1,5 @@
 import { ownedParamsOf, providerSpec, upstreamPathOf } from '@gateway/catalogue';
+import { videoShopSign } from '@gateway/platform-grants';
 import type { QpsGuard } from '../../limits/qps-guard';
 import { failure } from '../../proxy/proxy-failure';
 import { envelopeCode } from '../envelope-code';
@@ -11,7 +12,7 @@ import type {
   TokenLifecycle,
 } from '../provider-adapter';
 import { filterQuery } from '../query-filter';
-import { decodedPairs, videoShopSignature } from './video-shop.signature';
+import { decodedPairs } from './video-shop.signature';
 
 const TOKEN_ERRORS: ReadonlySet<number | string> = new Set(providerSpec('video-shop')!.envelope.tokenErrorCodes);
 /** Paths of the seller, not of one shop: the platform refuses a shop_cipher there. */
@@ -94,7 +95,7 @@ export class VideoShopAdapter implements ProviderAdapter {
       added.push(['shop_cipher', cipher]);
     }
     const signed = [...decodedPairs(filtered.query), ...added];
-    const sign = videoShopSignature(this.#appSecret, platformPath, signed, call.body);
+    const sign = videoShopSign(this.#appSecret, platformPath, signed, call.body);
     const extra = [...added, ['sign', sign] as const]
       .map(([name, value]) => `${name}=${encodeURIComponent(value)}`)
       .join('&');
