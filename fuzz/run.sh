@@ -4,13 +4,16 @@
 #   fuzz/run.sh allowlist cidr  only these
 # New interesting inputs go to a scratch corpus (FUZZ_WORK, default $TMPDIR/gateway-fuzz), never into the
 # committed seeds; crash inputs go to FUZZ_ARTIFACTS (default reports/fuzz, git-ignored). Exits non-zero when a
-# target finds a crash or a property violation.
+# target finds a crash or a property violation. FUZZ_SEED fixes libFuzzer's seed, so two runs of the same length
+# on the same corpus try the same inputs (CI sets it; a developer's run explores with a new seed each time).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
 SECONDS_EACH="${FUZZ_SECONDS:-30}"
 WORK="${FUZZ_WORK:-${TMPDIR:-/tmp}/gateway-fuzz}"
 ARTIFACTS="${FUZZ_ARTIFACTS:-reports/fuzz}"
+SEED_ARGS=()
+[ -z "${FUZZ_SEED:-}" ] || SEED_ARGS=(-seed="$FUZZ_SEED")
 JAZZER="${JAZZER:-node_modules/.bin/jazzer}"
 ALL=(allowlist query-filter adapters decision-codec mcp-truncate redirect-uri cidr)
 TARGETS=("$@")
@@ -29,7 +32,7 @@ for target in "${TARGETS[@]}"; do
     "$JAZZER" fuzz/entry.cjs "$WORK/$target" "fuzz/corpus/$target" --sync \
     -i "$PWD/libs/" -i "$PWD/services/" -i "$PWD/fuzz/targets/" \
     -- -max_total_time="$SECONDS_EACH" -timeout=10 -max_len=4096 -artifact_prefix="$ARTIFACTS/$target-" \
-    -print_final_stats=1 2>&1 | tail -n 40
+    -print_final_stats=1 "${SEED_ARGS[@]}" 2>&1 | tail -n 40
   status=${PIPESTATUS[0]}
   [ "$status" -eq 0 ] || failed+=("$target")
 done

@@ -321,7 +321,7 @@ export async function prepare(env: NodeJS.ProcessEnv = process.env, log = consol
       partitions: settings.partitions,
       subjectPrefix: stack.infra.SUBJECT_PREFIX ?? DEFAULT_SUBJECT_PREFIX,
     });
-    const lifecycle = new KeyLifecycle({ apiKeys: store.apiKeys, usage: store.usage, decisions });
+    const lifecycle = new KeyLifecycle({ apiKeys: store.apiKeys, decisions });
     const seeder = new Seeder(store, lifecycle, new Sandbox(stack.urls.sandbox), stack.demo.customer_id);
     const previous = previousKeys(settings.keysFile);
 

@@ -270,6 +270,12 @@ describe('portal-api - OpenAPI document', () => {
     );
     expect(Object.keys(doc.components.schemas.ApiKey?.properties ?? {})).not.toContain('hash');
     expect(doc.components.schemas.CreatedApiKey?.properties).toHaveProperty('secret');
+    expect(Object.keys(doc.components.schemas.KeyUsage?.properties ?? {})).toEqual(
+      expect.arrayContaining(['quota_used', 'share', 'status', 'days']),
+    );
+    expect(Object.keys(doc.components.schemas.UsageTotal?.properties ?? {}).sort()).toEqual(
+      ['monthly_quota', 'remaining', 'suggestion_allowance', 'suggestions_used', 'used'].sort(),
+    );
   });
 });
 
@@ -1301,7 +1307,7 @@ describe('portal-api - editing keys (issue 15)', () => {
 });
 
 describe('portal-api - plan and usage', () => {
-  it('shows the plan and per-day usage that rises with REST calls, kept across a rotation', async () => {
+  it("shows the customer's month against the shared quota and each key's share, rotated and revoked keys included", async () => {
     const client = new PortalClient();
     await client.signUp();
     const accountId = (await client.connectVideoAds()).searchParams.get('connected')!;
@@ -1309,35 +1315,113 @@ describe('portal-api - plan and usage', () => {
     expect(plan.body.plan).toMatchObject({ name: 'trial', rate_limit_rps: 1000, monthly_quota: 10_000 });
     expect(plan.body.connections_used).toBe(1);
 
-    const created = await client.call<{ key: { key_id: string }; secret: string }>('POST', '/api/keys', {
-      name: 'usage',
-      providers: ['video-ads'],
-      account_ids: [accountId],
-    });
+    const createKey = (name: string) =>
+      client.call<{ key: { key_id: string }; secret: string }>('POST', '/api/keys', {
+        name,
+        providers: ['video-ads'],
+        account_ids: [accountId],
+      });
+    const created = await createKey('usage');
     for (let i = 0; i < 3; i++) expect((await rest(created.body.secret)).status).toBe(200);
     const today = new Date().toISOString().slice(8, 10);
     type Usage = {
       month: string;
       monthly_quota: number;
-      keys: { key_id: string; quota_used: number; days: unknown[] }[];
+      total: {
+        used: number;
+        suggestions_used: number;
+        monthly_quota: number;
+        suggestion_allowance: number;
+        remaining: number;
+      };
+      keys: {
+        key_id: string;
+        name: string;
+        status: string;
+        quota_used: number;
+        share: { used: number; share_percent: number };
+        days: { day: string; count: number }[];
+      }[];
     };
     const usage = await waitForUsage(client, 3);
     expect(usage.month).toBe(new Date().toISOString().slice(0, 7));
     expect(usage.monthly_quota).toBe(10_000);
-    expect(usage.keys[0]).toMatchObject({
-      key_id: created.body.key.key_id,
-      quota_used: 3,
-      days: [{ day: today, count: 3 }],
+    expect(usage.total).toEqual({
+      used: 3,
+      suggestions_used: 0,
+      monthly_quota: 10_000,
+      suggestion_allowance: 50,
+      remaining: 9_997,
     });
+    expect(usage.keys).toEqual([
+      {
+        key_id: created.body.key.key_id,
+        name: 'usage',
+        status: 'active',
+        quota_used: 3,
+        share: { used: 3, share_percent: 100 },
+        days: [{ day: today, count: 3 }],
+      },
+    ]);
 
+    // Rotation: the old key keeps its units (listed as rotated), the new key's share is only its own.
     const rotated = await client.call<{ key: { key_id: string }; secret: string }>(
       'POST',
       `/api/keys/${created.body.key.key_id}/rotate`,
     );
     expect((await rest(rotated.body.secret)).status).toBe(200);
-    const after = await waitForUsage(client, 4);
+    // A second key, used twice and then revoked: its units stay spent.
+    const other = await createKey('revoked later');
+    for (let i = 0; i < 2; i++) expect((await rest(other.body.secret)).status).toBe(200);
+    await waitForUsage(client, 6);
+    expect((await client.call('POST', `/api/keys/${other.body.key.key_id}/revoke`)).status).toBe(200);
+    // A key that was never used is listed while active, and not once revoked.
+    const idle = await createKey('idle');
+    expect((await client.call('POST', `/api/keys/${idle.body.key.key_id}/revoke`)).status).toBe(200);
+
+    const after = await waitForUsage(client, 6);
+    expect(after.total).toMatchObject({ used: 6, remaining: 9_994 });
     expect(after.keys).toEqual([
-      { key_id: rotated.body.key.key_id, name: 'usage', quota_used: 4, days: [{ day: today, count: 4 }] },
+      {
+        key_id: created.body.key.key_id,
+        name: 'usage',
+        status: 'rotated',
+        quota_used: 3,
+        share: { used: 3, share_percent: 50 },
+        days: [{ day: today, count: 3 }],
+      },
+      {
+        key_id: rotated.body.key.key_id,
+        name: 'usage',
+        status: 'active',
+        quota_used: 1,
+        share: { used: 1, share_percent: 16.7 },
+        days: [{ day: today, count: 1 }],
+      },
+      {
+        key_id: other.body.key.key_id,
+        name: 'revoked later',
+        status: 'revoked',
+        quota_used: 2,
+        share: { used: 2, share_percent: 33.3 },
+        days: [{ day: today, count: 2 }],
+      },
+    ]);
+    expect(after.keys.reduce((sum, key) => sum + key.share.used, 0)).toBe(after.total.used);
+
+    // Another month: nothing counted, every share 0 (not a division by zero), only the active key listed.
+    const empty = await client.call<Usage>('GET', '/api/usage?month=2024-02');
+    expect(empty.status).toBe(200);
+    expect(empty.body.total).toMatchObject({ used: 0, remaining: 10_000 });
+    expect(empty.body.keys).toEqual([
+      {
+        key_id: rotated.body.key.key_id,
+        name: 'usage',
+        status: 'active',
+        quota_used: 0,
+        share: { used: 0, share_percent: 0 },
+        days: [],
+      },
     ]);
     const bad = await client.call('GET', '/api/usage?month=2024-13');
     expect(bad.status).toBe(400);
@@ -1347,11 +1431,9 @@ describe('portal-api - plan and usage', () => {
       const deadline = Date.now() + 5000;
       for (;;) {
         const answer = await c.call<Usage>('GET', '/api/usage');
-        const sum = answer.body.keys.reduce(
-          (total, key) => total + (key.days as { count: number }[]).reduce((s, d) => s + d.count, 0),
-          0,
-        );
-        if ((answer.body.keys[0]?.quota_used === used && sum === used) || Date.now() > deadline) return answer.body;
+        expect(answer.status).toBe(200);
+        const days = answer.body.keys.reduce((total, key) => total + key.days.reduce((s, d) => s + d.count, 0), 0);
+        if ((answer.body.total.used === used && days === used) || Date.now() > deadline) return answer.body;
         await new Promise((resolve) => setTimeout(resolve, 100));
       }
     }

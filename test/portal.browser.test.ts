@@ -7,9 +7,10 @@ import { testDatabaseUri, testNatsUrl } from './harness';
 /**
  * The acceptance flow of the key portal in a real browser (Debian's chromium driven by playwright-core, headless):
  * sign up, connect video-ads through the sandbox's authorization page, create a key and copy it once, call the
- * REST gateway with it, see usage rise on the chart, rotate it (old key refused), revoke it; one marketplace shop
- * granted to the three apps shows as three connections; search-ads connects with a key pair the portal makes, whose
- * public key is registered on the sandbox's API-user page.
+ * REST gateway with it, see usage rise on the chart, rotate it (old key refused), revoke it; the usage page shows
+ * the customer's month against the quota all its keys share and each key's share; one marketplace shop granted to
+ * the three apps shows as three connections; search-ads connects with a key pair the portal makes, whose public key
+ * is registered on the sandbox's API-user page.
  */
 const CHROMIUM = '/usr/bin/chromium';
 const ADVERTISERS = '/v1/video-ads/v1.3/oauth2/advertiser/get/';
@@ -141,6 +142,56 @@ describeWithChromium('portal in a browser', () => {
     await page.getByRole('link', { name: 'MCP' }).click();
     await page.waitForURL(`${portal}/mcp`);
     await page.getByTestId('mcp-url').waitFor();
+  }, 120_000);
+
+  it("shows the customer's month against the quota all its keys share, and each key's share of it", async () => {
+    const usageContext = await browser.newContext({ locale: 'en-US' });
+    const usagePage = await usageContext.newPage();
+    try {
+      const email = `u-${randomBytes(4).toString('hex')}@example.test`;
+      await usagePage.goto(`${portal}/sign-up`);
+      await usagePage.getByLabel('Name').fill('Usage Tester');
+      await usagePage.getByLabel('Email').fill(email);
+      await usagePage.getByLabel('Password').fill('a long enough passphrase');
+      await usagePage.getByRole('button', { name: 'Create account' }).click();
+      await usagePage.waitForURL(`${portal}/connections`);
+
+      // Two keys of the customer, with this month's usage written into the ledger.
+      const customer = (await fixtures.store.customers.findByEmail(email))!;
+      const keyOf = (name: string) =>
+        fixtures.store.apiKeys.create({ customer_id: customer.customer_id, name, providers: ['video-ads'] });
+      const reports = await keyOf('reports job');
+      const dashboard = await keyOf('dashboard');
+      const now = new Date();
+      await fixtures.store.usage.add(reports.key.key_id, now, 900);
+      await fixtures.store.usage.add(dashboard.key.key_id, now, 334);
+
+      await usagePage.goto(`${portal}/usage`);
+      const total = usagePage.getByTestId('usage-total');
+      await total.waitFor();
+      expect(await total.getByTestId('total-line').textContent()).toBe(
+        '1,234 of 10,000 requests this month, shared by all your keys',
+      );
+      expect(await total.getByRole('progressbar').getAttribute('aria-valuenow')).toBe('12');
+      const today = now.toISOString().slice(8, 10);
+      const chart = usagePage.getByTestId('chart-total');
+      expect(await chart.getAttribute('data-used')).toBe('1234');
+      expect(await chart.locator(`rect[data-day="${today}"]`).getAttribute('data-count')).toBe('1234');
+
+      const share = async (keyId: string) => {
+        const card = usagePage.locator(`[data-key-id="${keyId}"]`);
+        return {
+          text: await card.getByTestId('key-share').textContent(),
+          meter: await card.getByRole('progressbar').getAttribute('aria-valuenow'),
+        };
+      };
+      expect(await share(reports.key.key_id)).toEqual({ text: '900 requests, 72.9% of the total', meter: '73' });
+      expect(await share(dashboard.key.key_id)).toEqual({ text: '334 requests, 27.1% of the total', meter: '27' });
+      await usagePage.getByText('10,000 requests a month, shared by all your keys', { exact: false }).waitFor();
+      expect(await usagePage.content()).not.toContain('requests per key');
+    } finally {
+      await usageContext.close();
+    }
   }, 120_000);
 
   it("edits a key's name and connections, effective on the next REST request; an OAuth key can be narrowed", async () => {

@@ -491,6 +491,61 @@ describe('store', () => {
       expect(await store.usage.get(keyId, '2030-06')).toMatchObject({ used: 25, days: { '10': 25 } });
       expect(await store.connection.db!.collection('monthly_usage').countDocuments({ key_id: keyId })).toBe(1);
     });
+
+    it("sums a customer's month from each key's own count, so units carried over by rotation count once", async () => {
+      const month = '2030-07';
+      const raw = store.connection.db!.collection<{ _id: string } & Record<string, unknown>>('monthly_usage');
+      // dg_live_share001 was rotated into dg_live_share002 (carryOver copied its 7 units); 002 then counted 5 more.
+      await store.usage.add('dg_live_share001', new Date('2030-07-02T10:00:00Z'), 7);
+      await store.usage.carryOver('dg_live_share001', 'dg_live_share002', month);
+      await store.usage.add('dg_live_share002', new Date('2030-07-03T10:00:00Z'), 5);
+      // Written as the quota-actor's ledger writes it: suggestions, no carried_over field at all.
+      await raw.insertOne({
+        _id: monthlyUsageId('dg_live_share003', month),
+        key_id: 'dg_live_share003',
+        month,
+        used: 4,
+        reserved: 4,
+        suggestions_used: 2,
+        days: { '04': 4 },
+        epoch: 1,
+      });
+      // A carried_over above used (never written, but never a negative share either).
+      await raw.insertOne({
+        _id: monthlyUsageId('dg_live_share004', month),
+        key_id: 'dg_live_share004',
+        month,
+        used: 1,
+        carried_over: 3,
+        days: {},
+      });
+
+      const keyIds = ['dg_live_share001', 'dg_live_share002', 'dg_live_share003', 'dg_live_share004', 'dg_live_none0'];
+      expect(await store.usage.customerMonth(keyIds, month)).toEqual({
+        month,
+        used: 16,
+        suggestions_used: 2,
+        keys: [
+          { key_id: 'dg_live_share001', used: 7, suggestions_used: 0, days: { '02': 7 } },
+          { key_id: 'dg_live_share002', used: 5, suggestions_used: 0, days: { '03': 5 } },
+          { key_id: 'dg_live_share003', used: 4, suggestions_used: 2, days: { '04': 4 } },
+          { key_id: 'dg_live_share004', used: 0, suggestions_used: 0, days: {} },
+          { key_id: 'dg_live_none0', used: 0, suggestions_used: 0, days: {} },
+        ],
+      });
+      expect(await store.usage.get('dg_live_share002', month)).toMatchObject({ used: 12 });
+      expect(await store.usage.customerMonth(['dg_live_share001'], '2030-08')).toEqual({
+        month: '2030-08',
+        used: 0,
+        suggestions_used: 0,
+        keys: [{ key_id: 'dg_live_share001', used: 0, suggestions_used: 0, days: {} }],
+      });
+      expect(await store.usage.customerMonth([], month)).toEqual({ month, used: 0, suggestions_used: 0, keys: [] });
+      await expect(store.usage.customerMonth(keyIds, '2030-7')).rejects.toMatchObject({ code: 'invalid_input' });
+      await expect(store.usage.customerMonth([{ $ne: null }] as unknown as string[], month)).rejects.toMatchObject({
+        code: 'invalid_input',
+      });
+    });
   });
 
   describe('natural ids', () => {

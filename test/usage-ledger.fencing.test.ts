@@ -1,5 +1,5 @@
 import { openStore, type Store } from '@gateway/store';
-import { fenceModeOf, UsageLedger, type FenceMode } from '../services/quota-actor/src/limits/usage-ledger';
+import { fenceModeOf, FencedError, UsageLedger, type FenceMode } from '../services/quota-actor/src/limits/usage-ledger';
 import { testDatabaseUri } from './harness';
 
 /**
@@ -68,13 +68,14 @@ describe.each<FenceMode>(['atomic', 'read-then-write'])('usage ledger with the %
   it('releases the unused reservation at a handover, never into a newer owner’s month', async () => {
     const epoch = await ledger.nextEpoch();
     await ledger.open(key('e'), MONTH, epoch, NOW);
-    expect(await ledger.reserve(key('e'), MONTH, epoch, 100, 1_000)).toBe(100);
+    expect(await ledger.grow(key('e'), MONTH, epoch, 100)).toBe(100);
     expect(await ledger.flush([delta(key('e'), 30, 30)], epoch, NOW)).toEqual([]);
     // A clean handover: the next owner finds no lost reservation and counts exactly what was used.
     const next = await ledger.nextEpoch();
     expect(await ledger.open(key('e'), MONTH, next, NOW)).toMatchObject({ used: 30, reserved: 30 });
 
-    expect(await ledger.reserve(key('e'), MONTH, next, 100, 1_000)).toBe(130);
+    expect(await ledger.grow(key('e'), MONTH, next, 100)).toBe(130);
+    await expect(ledger.grow(key('e'), MONTH, epoch, 5)).rejects.toThrow(FencedError);
     // The previous owner's late release must not shrink the reservation the new owner relies on.
     expect(await ledger.flush([delta(key('e'), 0, 0)], epoch, NOW)).toEqual([key('e')]);
     const after = await ledger.open(key('e'), MONTH, await ledger.nextEpoch(), NOW);

@@ -11,7 +11,8 @@ import { neutraliseJson } from '../../services/mcp-server/src/untrusted/neutrali
 import { truncateJson } from '../../services/mcp-server/src/untrusted/truncate';
 import { Input, violated } from './input';
 
-const LONG_INTEGER = /-?\d{16,}/g;
+const LONG_DIGITS = /\d{16}/;
+const NUMBER_TOKEN = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
 /**
  * FUZZ_MCP_VALID_JSON_ONLY=1 skips answers that JSON.parse itself refuses: parseLossless accepts some of them (a
  * long number token that is not a JSON number, e.g. "-0617283945061728394.5" or "12345678901234567890."), and
@@ -52,15 +53,27 @@ export function fuzz(data: Buffer): void {
   if (cut.truncated && cut.value !== null && cut.returnedChars !== JSON.stringify(cut.value).length) {
     violated('returnedChars is not the length of the returned JSON', { raw, budget });
   }
-  const rawNumbers = new Set(raw.match(LONG_INTEGER) ?? []);
-  for (const number of text.replace(/"(?:[^"\\]|\\.)*"/g, '""').match(LONG_INTEGER) ?? []) {
-    if (!rawNumbers.has(number)) violated('an id changed its digits', { raw, text, number });
+  const rawValues = new Set((raw.match(NUMBER_TOKEN) ?? []).map(exactDecimal));
+  for (const number of text.replace(/"(?:[^"\\]|\\.)*"/g, '""').match(NUMBER_TOKEN) ?? []) {
+    if (LONG_DIGITS.test(number) && !rawValues.has(exactDecimal(number)))
+      violated('an id changed its digits', { raw, text, number });
   }
   const restored = JSON.stringify(parsed.restoreValue(cut.value));
   if (restored !== undefined && restored.includes('~exact-number-'))
     violated('a marker leaked into the value', { raw, restored });
   const fenced = fenceUntrusted(text);
   if (unfence(fenced.text, fenced.nonce) !== text) violated('fence does not round-trip', { text });
+}
+
+/** A number token as sign, significant digits and exponent, so equal decimal values compare equal as strings. */
+function exactDecimal(token: string): string {
+  const [, sign, whole, fraction = '', exponent = '0'] = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(token)!;
+  const digits = `${whole}${fraction}`;
+  const significant = digits.replace(/^0+/, '').replace(/0+$/, '');
+  if (significant === '') return '0';
+  const trailingZeros = digits.length - digits.replace(/0+$/, '').length;
+  const scale = BigInt(exponent) - BigInt(fraction.length) + BigInt(trailingZeros);
+  return `${sign}${significant}e${scale}`;
 }
 
 function isJson(text: string): boolean {

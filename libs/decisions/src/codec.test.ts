@@ -1,4 +1,12 @@
-import { batchCodec, batchReplyCodec, nodeBatchCodec, nodeBatchReplyCodec, type DecisionBatch } from './codec';
+import {
+  batchCodec,
+  batchReplyCodec,
+  controlCodec,
+  nodeBatchCodec,
+  nodeBatchReplyCodec,
+  type ControlMessage,
+  type DecisionBatch,
+} from './codec';
 import type { Verdict } from './verdict';
 
 const rate = { limit: 200, windowSeconds: 2, remaining: 199, resetSeconds: 1 };
@@ -90,5 +98,26 @@ describe('decision codecs', () => {
     const reply = { verdicts: Array.from({ length: 64 }, () => verdicts[0]!), owner: 'node-a' };
     expect(batchReplyCodec.encode(reply).length).toBeLessThan(JSON.stringify(reply).length * 0.6);
     expect(batchCodec.encode(batch).length).toBeLessThan(JSON.stringify(batch).length * 0.8);
+  });
+
+  it('carry control messages unchanged and refuse any other shape (a refund gives units back)', () => {
+    const messages: ControlMessage[] = [
+      { op: 'key_changed', keyHash: 'a'.repeat(64) },
+      { op: 'refund', keyHash: 'b'.repeat(64), count: 2 },
+      { op: 'refund_suggestion', keyHash: 'c'.repeat(64) },
+    ];
+    for (const message of messages) expect(controlCodec.decode(controlCodec.encode(message))).toEqual(message);
+    const wire = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
+    for (const bad of [
+      5,
+      null,
+      [],
+      { op: 'refund', keyHash: 'x' },
+      { op: 'refund', keyHash: 'x', count: -1 },
+      { op: 'drop', keyHash: 'x' },
+      { op: 'key_changed' },
+    ]) {
+      expect(() => controlCodec.decode(wire(bad))).toThrow(TypeError);
+    }
   });
 });

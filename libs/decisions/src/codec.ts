@@ -45,7 +45,9 @@ export interface NodeBatchReply {
 export type ControlMessage =
   | { op: 'key_changed'; keyHash: string }
   /** A forwarded request that never reached the platform gives its quota unit back. */
-  | { op: 'refund'; keyHash: string; count: number };
+  | { op: 'refund'; keyHash: string; count: number }
+  /** A suggestion the AI failed to give (timeout, invalid answer) goes back to the customer's allowance. */
+  | { op: 'refund_suggestion'; keyHash: string };
 
 export type ControlReply = { ok: true } | { notOwner: true };
 
@@ -235,8 +237,29 @@ export const nodeBatchReplyCodec = {
 
 export const controlCodec = {
   encode: (message: ControlMessage): Uint8Array => json.encode(message),
-  decode: (data: Uint8Array): ControlMessage => json.decode(data) as ControlMessage,
+  decode: (data: Uint8Array): ControlMessage => controlMessageOf(json.decode(data)),
 };
+
+/** Control messages change state (a refund gives units back): anything but a well-formed one is refused. */
+function controlMessageOf(value: unknown): ControlMessage {
+  const message = value as Partial<{ op: unknown; keyHash: unknown; count: unknown }> | null;
+  if (message === null || typeof message !== 'object' || typeof message.keyHash !== 'string') {
+    throw new TypeError('control message: an object with a keyHash is expected');
+  }
+  const keyHash = message.keyHash;
+  switch (message.op) {
+    case 'key_changed':
+    case 'refund_suggestion':
+      return { op: message.op, keyHash };
+    case 'refund':
+      if (!Number.isSafeInteger(message.count) || (message.count as number) < 1) {
+        throw new TypeError('control message: refund needs a positive integer count');
+      }
+      return { op: 'refund', keyHash, count: message.count as number };
+    default:
+      throw new TypeError(`control message: unknown op ${JSON.stringify(message.op)}`);
+  }
+}
 
 export const controlReplyCodec = {
   encode: (reply: ControlReply): Uint8Array => json.encode(reply),

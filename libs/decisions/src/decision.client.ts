@@ -97,6 +97,11 @@ export class DecisionClient {
     await this.control(keyHash, { op: 'refund', keyHash, count });
   }
 
+  /** Gives back a suggestion that was granted but not given (the AI timed out or answered something invalid). */
+  async refundSuggestion(keyHash: string): Promise<void> {
+    await this.control(keyHash, { op: 'refund_suggestion', keyHash });
+  }
+
   private flush(): void {
     this.flushScheduled = false;
     const queued = this.queued;
@@ -234,7 +239,7 @@ export class DecisionClient {
         // Nobody owns the partition: the next owner loads the key fresh from MongoDB, so nothing is stale.
         if (error instanceof NoRespondersError) return;
         // A refund must not be applied twice: after a timeout it may already have been.
-        if (message.op === 'refund' || !isRetryable(error)) throw error;
+        if (message.op !== 'key_changed' || !isRetryable(error)) throw error;
       }
       if (Date.now() >= giveUpAt) throw new Error(`no acknowledgement from the owner of ${subject}`);
       await delay(Math.min(25 * 2 ** attempt, 50));

@@ -16,7 +16,6 @@ describe('KeyLifecycle', () => {
         revoke: jest.fn(),
         rotate: jest.fn(),
       },
-      usage: { carryOver: jest.fn() },
       decisions: {
         notifyKeyChanged: async (hash: string) => {
           notified.push(hash);
@@ -37,7 +36,6 @@ describe('KeyLifecycle', () => {
         revoke: jest.fn(),
         rotate: jest.fn(),
       },
-      usage: { carryOver: jest.fn() },
       decisions: {
         notifyKeyChanged: async (hash: string) => {
           notified.push(hash);

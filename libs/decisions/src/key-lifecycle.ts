@@ -1,11 +1,9 @@
-import type { ApiKeyRecord, ApiKeyRepository, MonthlyUsageRepository, RotatedApiKey } from '@gateway/store';
+import type { ApiKeyRecord, ApiKeyRepository, RotatedApiKey } from '@gateway/store';
 import type { DecisionClient } from './decision.client';
 
 export interface KeyLifecycleDeps {
   apiKeys: Pick<ApiKeyRepository, 'revoke' | 'rotate' | 'findByKeyId' | 'listFollowingConnections'>;
-  usage: Pick<MonthlyUsageRepository, 'carryOver'>;
   decisions: Pick<DecisionClient, 'notifyKeyChanged'>;
-  now?: () => Date;
 }
 
 /**
@@ -43,15 +41,13 @@ export class KeyLifecycle {
   }
 
   /**
-   * Issues a new key and kills the old one. The old key's owner flushes its usage when told, and the month's count
-   * then moves to the new key, before the new secret leaves this call.
+   * Issues a new key and kills the old one. The month's count stays where it is: it is the customer's (spec 8), so
+   * the old key's units remain its share of the customer's month and the new key starts its own share at zero.
    */
   async rotate(keyId: string): Promise<RotatedApiKey | null> {
     const rotated = await this.deps.apiKeys.rotate(keyId);
     if (!rotated) return null;
     await this.deps.decisions.notifyKeyChanged(rotated.replaced.hash);
-    const month = (this.deps.now?.() ?? new Date()).toISOString().slice(0, 7);
-    await this.deps.usage.carryOver(rotated.replaced.key_id, rotated.key.key_id, month);
     await this.deps.decisions.notifyKeyChanged(rotated.key.hash);
     return rotated;
   }

@@ -58,7 +58,7 @@ export type { ConnectionRecord, CreateConnectionInput } from './connection.repos
 
 export { monthlyUsageId } from './monthly-usage.model';
 export { MonthlyUsageRepository, usageMonth, usageDay } from './monthly-usage.repository';
-export type { MonthlyUsageRecord } from './monthly-usage.repository';
+export type { MonthlyUsageRecord, CustomerMonthUsage, KeyMonthShare } from './monthly-usage.repository';
 
 export { KeyDecisionLoader } from './key-decision.loader';
 export type { KeyDecisionRecord, KeyDecisionConnection } from './key-decision.loader';

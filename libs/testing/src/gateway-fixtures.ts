@@ -48,7 +48,7 @@ export class GatewayFixtures {
       partitions: Number(cluster.sharedEnv.PARTITIONS),
       subjectPrefix: cluster.sharedEnv.SUBJECT_PREFIX!,
     });
-    const lifecycle = new KeyLifecycle({ apiKeys: store.apiKeys, usage: store.usage, decisions });
+    const lifecycle = new KeyLifecycle({ apiKeys: store.apiKeys, decisions });
     return new GatewayFixtures(store, lifecycle, decisions, nc, cluster);
   }
 

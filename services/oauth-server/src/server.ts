@@ -40,7 +40,7 @@ export async function startOAuthServer(config: Config, logger: Logger): Promise<
     const ttl = (await grants.ensureIndexes()).ttl && (await sessions.ensureIndexes()).ttl;
     nc = await connect({ servers: config.NATS_URL, name: 'oauth-server' });
     const decisions = new DecisionClient(nc, { partitions: config.PARTITIONS, subjectPrefix: config.SUBJECT_PREFIX });
-    const lifecycle = new KeyLifecycle({ apiKeys: store.apiKeys, usage: store.usage, decisions });
+    const lifecycle = new KeyLifecycle({ apiKeys: store.apiKeys, decisions });
 
     const server = createServer();
     await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));

@@ -887,18 +887,22 @@ async function searchAdsConnectPage() {
   );
 }
 
-function usageChart(usage, key) {
+/**
+ * Requests per day (bars) and their running total (line) against the quota all the customer's keys share (dashed).
+ * `series`: `{ label, testId, used, days }`, the customer's month or one key's share of it.
+ */
+function usageChart(usage, series) {
   const width = 640;
   const height = 220;
   const pad = { left: 48, right: 12, top: 12, bottom: 28 };
   const plotW = width - pad.left - pad.right;
   const plotH = height - pad.top - pad.bottom;
-  const counts = new Map(key.days.map((d) => [d.day, d.count]));
+  const counts = new Map(series.days.map((d) => [d.day, d.count]));
   const days = Array.from({ length: usage.days_in_month }, (_, i) => String(i + 1).padStart(2, '0'));
-  let running = key.quota_used - key.days.reduce((sum, d) => sum + d.count, 0);
+  let running = series.used - series.days.reduce((sum, d) => sum + d.count, 0);
   const cumulative = days.map((day) => (running += counts.get(day) || 0));
   // The y scale covers the quota, or the usage when it went beyond (metered plans).
-  const top = Math.max(usage.monthly_quota, key.quota_used, 1);
+  const top = Math.max(usage.monthly_quota, series.used, 1);
   const y = (value) => pad.top + plotH - (value / top) * plotH;
   const slot = plotW / days.length;
   const maxDaily = Math.max(1, ...counts.values());
@@ -932,9 +936,9 @@ function usageChart(usage, key) {
       class: 'chart',
       viewBox: `0 0 ${width} ${height}`,
       role: 'img',
-      'aria-label': `Usage of ${key.name} in ${usage.month}`,
-      'data-testid': `chart-${key.key_id}`,
-      'data-used': key.quota_used,
+      'aria-label': `Usage of ${series.label} in ${usage.month}`,
+      'data-testid': series.testId,
+      'data-used': series.used,
     },
     s('line', { class: 'axis', x1: pad.left, y1: pad.top + plotH, x2: width - pad.right, y2: pad.top + plotH }),
     s('line', { class: 'axis', x1: pad.left, y1: pad.top, x2: pad.left, y2: pad.top + plotH }),
@@ -980,8 +984,11 @@ function meter(percent) {
   );
 }
 
+const percent = (value) => `${value.toLocaleString(undefined, { maximumFractionDigits: 1 })}%`;
+
 async function usagePage() {
   const [{ plan, connections_used }, usage] = await Promise.all([api('GET', '/api/plan'), api('GET', '/api/usage')]);
+  const { total } = usage;
   const planCard = h(
     'div',
     { class: 'card' },
@@ -995,14 +1002,46 @@ async function usagePage() {
         [
           ['Providers', plan.providers.map((p) => PROVIDER_NAMES[p] || p).join(', ')],
           ['Rate', `${plan.rate_limit_rps} requests/second per key (burst ${plan.rate_burst})`],
-          ['Monthly quota', `${plan.monthly_quota.toLocaleString()} requests per key (${plan.overage_mode} beyond)`],
+          [
+            'Monthly quota',
+            `${plan.monthly_quota.toLocaleString()} requests a month, shared by all your keys (${plan.overage_mode} beyond)`,
+          ],
+          ['AI suggestions', `${total.suggestion_allowance.toLocaleString()} a month, shared by all your keys`],
           ['Connections', `${connections_used} of ${plan.connection_allowance}`],
           ['MCP tier', plan.mcp_tier.replace('_', ' ')],
         ].map(([k, v]) => h('tr', {}, h('th', {}, k), h('td', {}, v))),
       ),
     ),
   );
-  const charts =
+  // The customer's days: the sum of its keys' days (each key lists only its own).
+  const totalDays = new Map();
+  for (const key of usage.keys) for (const d of key.days) totalDays.set(d.day, (totalDays.get(d.day) || 0) + d.count);
+  const totalCard = h(
+    'div',
+    { class: 'card', 'data-testid': 'usage-total' },
+    h('h2', {}, 'All your keys'),
+    h(
+      'p',
+      { 'data-testid': 'total-line' },
+      h('strong', { 'data-testid': 'total-used' }, total.used.toLocaleString()),
+      ` of ${total.monthly_quota.toLocaleString()} requests this month, shared by all your keys`,
+    ),
+    meter(Math.min(100, (total.used / Math.max(1, total.monthly_quota)) * 100)),
+    h(
+      'p',
+      { class: 'muted' },
+      `${total.remaining.toLocaleString()} left in ${usage.month} (UTC); ` +
+        `${total.suggestions_used.toLocaleString()} of ${total.suggestion_allowance.toLocaleString()} AI suggestions used.`,
+    ),
+    usageChart(usage, {
+      label: 'all your keys',
+      testId: 'chart-total',
+      used: total.used,
+      days: [...totalDays].sort(([a], [b]) => a.localeCompare(b)).map(([day, count]) => ({ day, count })),
+    }),
+    h('p', { class: 'muted' }, 'Bars: requests per day. Line: running total against the quota (dashed).'),
+  );
+  const shares =
     usage.keys.length === 0
       ? h(
           'div',
@@ -1010,24 +1049,43 @@ async function usagePage() {
           h('p', {}, 'No active keys, so no usage yet.'),
           h('a', { href: '/keys' }, 'Create a key'),
         )
-      : usage.keys.map((key) => {
-          const share = Math.min(100, (key.quota_used / Math.max(1, usage.monthly_quota)) * 100);
-          return h(
+      : usage.keys.map((key) =>
+          h(
             'div',
-            { class: 'card', 'data-key-id': key.key_id },
-            h('h2', {}, key.name, ' ', h('span', { class: 'muted mono' }, key.key_id)),
+            { class: 'card', 'data-key-id': key.key_id, 'data-status': key.status },
+            h(
+              'h2',
+              {},
+              key.name,
+              ' ',
+              h('span', { class: 'muted mono' }, key.key_id),
+              key.status === 'active' ? null : [' ', h('span', { class: `badge ${key.status}` }, key.status)],
+            ),
             h(
               'p',
-              {},
-              h('strong', { 'data-testid': 'quota-used' }, key.quota_used.toLocaleString()),
-              ` of ${usage.monthly_quota.toLocaleString()} requests used in ${usage.month} (UTC)`,
+              { 'data-testid': 'key-share' },
+              h('strong', { 'data-testid': 'quota-used' }, key.share.used.toLocaleString()),
+              ' requests, ',
+              h('strong', { 'data-testid': 'share-percent' }, percent(key.share.share_percent)),
+              ' of the total',
             ),
-            meter(share),
-            usageChart(usage, key),
-            h('p', { class: 'muted' }, 'Bars: requests per day. Line: running total against the quota (dashed).'),
-          );
-        });
-  render(h('h1', {}, 'Plan & usage'), planCard, h('h2', {}, 'Usage this month'), ...[charts].flat());
+            meter(key.share.share_percent),
+            usageChart(usage, {
+              label: key.name,
+              testId: `chart-${key.key_id}`,
+              used: key.share.used,
+              days: key.days,
+            }),
+          ),
+        );
+  render(
+    h('h1', {}, 'Plan & usage'),
+    planCard,
+    h('h2', {}, 'Usage this month'),
+    totalCard,
+    h('h2', {}, "Each key's share"),
+    ...[shares].flat(),
+  );
 }
 
 async function mcpPage() {

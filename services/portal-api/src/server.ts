@@ -59,7 +59,7 @@ export async function startPortal(config: Config, logger: Logger): Promise<Porta
     const { ttl: keysTtl } = await searchAdsKeys.ensureIndexes();
     nc = await connectNats(config.NATS_URL, 'portal-api');
     const decisions = new DecisionClient(nc, { partitions: config.PARTITIONS, subjectPrefix: config.SUBJECT_PREFIX });
-    const lifecycle = new KeyLifecycle({ apiKeys: store.apiKeys, usage: store.usage, decisions });
+    const lifecycle = new KeyLifecycle({ apiKeys: store.apiKeys, decisions });
 
     let publicOrigin = config.PUBLIC_URL === undefined ? '' : new URL(config.PUBLIC_URL).origin;
     const resolveAddress = createClientAddressResolver(config.TRUSTED_PROXY_CIDRS);

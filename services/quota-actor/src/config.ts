@@ -36,6 +36,11 @@ export const ConfigSchema = z.object({
    * stays exact (the owner answers from memory) and the portal's usage is at most this stale.
    */
   USAGE_FLUSH_MS: durationMsFromEnv(5000),
+  /**
+   * How old the figures of a customer's other keys may get before an owner reads them again (in the background)
+   * for the quota it reports on every answer; /v1/me and check_quota read them at once.
+   */
+  CUSTOMER_MONTH_REFRESH_MS: durationMsFromEnv(1000),
   /** How long an unknown key hash is remembered before MongoDB is asked again. */
   NEGATIVE_CACHE_MS: durationMsFromEnv(5000),
   /** Known keys are re-read in the background after 75-100 % of this (spread per key), behind key_changed messages. */

@@ -5,6 +5,8 @@ import { Gauge } from 'prom-client';
 import { createServer, type Server } from 'node:http';
 import type { NatsConnection } from 'nats';
 import type { Config } from './config';
+import { CustomerAllowance } from './limits/customer-allowance';
+import { CustomerMonth } from './limits/customer-month';
 import { fenceModeOf, UsageLedger } from './limits/usage-ledger';
 import { ActorNode } from './ownership/actor.node';
 
@@ -31,6 +33,7 @@ export async function startQuotaActor(config: Config, logger: Logger): Promise<Q
   const store: Store = await openStore(config.MONGODB_URI, { ensureIndexes: true });
   const fence = await fenceModeOf(store.connection);
   logger.info({ fence }, 'usage writes fenced');
+  const customerMonth = new CustomerMonth(store.connection, { refreshMs: config.CUSTOMER_MONTH_REFRESH_MS });
   const nc: NatsConnection = await connectNats(config.NATS_URL, `quota-actor ${config.NODE_ID}`);
   const node = new ActorNode(
     {
@@ -51,6 +54,10 @@ export async function startQuotaActor(config: Config, logger: Logger): Promise<Q
       nc,
       loader: new KeyDecisionLoader(store.connection),
       ledger: new UsageLedger(store.connection, fence),
+      allowance: new CustomerAllowance(store.connection, (customerId, month, kind) =>
+        customerMonth.unitsBefore(customerId, month, kind),
+      ),
+      customerMonth,
       logger,
       onDecision: (verdict: Verdict) => decisions.inc({ outcome: verdict.ok ? 'admitted' : verdict.code }),
       onOwnershipChange: (count) => owned.set(count),

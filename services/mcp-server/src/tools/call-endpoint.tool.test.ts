@@ -56,6 +56,7 @@ async function callEndpoint(
         refunds.push(keyHash);
         return Promise.resolve();
       },
+      refundSuggestion: () => Promise.resolve(),
     },
     caller,
     index: new EndpointIndex(),

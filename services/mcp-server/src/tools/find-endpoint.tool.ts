@@ -146,6 +146,13 @@ export function registerFindEndpoint(server: McpServer, deps: ToolDeps, ctx: Req
             } else {
               fallback = outcome.ok ? 'ai_invalid' : `ai_${outcome.failure}`;
               deps.logger.info({ request_id: ctx.requestId, fallback }, 'AI suggestion discarded');
+              // Not given, so not counted: the customer's allowance gets the suggestion back.
+              try {
+                await deps.decisions.refundSuggestion(ctx.keyHash);
+                left += 1;
+              } catch (error) {
+                deps.logger.warn({ err: error, request_id: ctx.requestId }, 'suggestion give-back failed');
+              }
             }
           }
         }

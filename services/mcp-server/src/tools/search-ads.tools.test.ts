@@ -56,6 +56,7 @@ async function run(tool: string, args: Record<string, unknown>, answer: Answer =
         return Promise.resolve(admit);
       },
       refund: () => Promise.resolve(),
+      refundSuggestion: () => Promise.resolve(),
     },
     caller,
     index: new EndpointIndex(),

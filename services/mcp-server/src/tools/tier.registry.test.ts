@@ -22,7 +22,11 @@ const verdict: Admit = {
 
 function deps(decide: (request: DecisionRequest) => Verdict = () => verdict): ToolDeps {
   return {
-    decisions: { decide: (request) => Promise.resolve(decide(request)), refund: () => Promise.resolve() },
+    decisions: {
+      decide: (request) => Promise.resolve(decide(request)),
+      refund: () => Promise.resolve(),
+      refundSuggestion: () => Promise.resolve(),
+    },
     caller: { call: () => ({ cancel: () => undefined }), close: () => undefined },
     index: new EndpointIndex(),
     maxResultChars: 100_000,

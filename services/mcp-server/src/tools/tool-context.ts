@@ -6,7 +6,7 @@ import type { SuggestionModel } from '../suggest/llm.client';
 
 /** What the tools of every request share: the service's dependencies, built once. */
 export interface ToolDeps {
-  decisions: Pick<DecisionClient, 'decide' | 'refund'>;
+  decisions: Pick<DecisionClient, 'decide' | 'refund' | 'refundSuggestion'>;
   caller: ProviderCaller;
   index: EndpointIndex;
   /** find_endpoint's AI; absent when no LLM is configured. */

@@ -15,32 +15,55 @@ const PlanSchema = z
     connection_allowance: z.number().int(),
     mcp_tier: z.enum(['basic', 'normalised', 'data_assistant']),
   })
-  .meta({ id: 'Plan', description: 'Limits apply per key (docs/rest.md, "Limits")' });
+  .meta({
+    id: 'Plan',
+    description:
+      "The rate applies per key; the monthly quota (and the suggestion allowance) is the customer's, shared by all " +
+      'its keys (docs/rest.md, "Limits")',
+  });
 
 const KeyUsageSchema = z
   .object({
     key_id: z.string(),
     name: z.string(),
-    quota_used: z.number().int().meta({ description: 'Counted this month, including what rotation carried over' }),
+    status: z.enum(['active', 'revoked', 'rotated']).meta({
+      description: 'rotated: revoked by a rotation (another key replaced it). Its units stay in the total',
+    }),
+    quota_used: z.number().int().meta({
+      description:
+        "The key's own share of the customer's month: what it counted itself (never what rotation carried into it)",
+    }),
+    share: z.object({
+      used: z.number().int().meta({ description: 'The same as quota_used' }),
+      share_percent: z.number().meta({ description: 'Of total.used, rounded to one decimal; 0 when the total is 0' }),
+    }),
     days: z
       .array(z.object({ day: z.string().regex(/^\d{2}$/), count: z.number().int() }))
-      .meta({ description: 'Requests per UTC day of the month, of this key and the keys it replaced' }),
+      .meta({ description: 'Requests of this key per UTC day of the month' }),
   })
   .meta({ id: 'KeyUsage' });
 
-/**
- * Rotation keeps the month's count on the new key but leaves the per-day counts with the old one (store
- * carryOver), so a key's chart sums the days of the whole chain of keys it replaced.
- */
-function predecessors(keys: ApiKeySummary[], keyId: string): string[] {
-  const chain = [keyId];
-  for (let current = keyId, guard = 0; guard < keys.length; guard += 1) {
-    const previous = keys.find((key) => key.replaced_by === current);
-    if (!previous) break;
-    chain.push(previous.key_id);
-    current = previous.key_id;
-  }
-  return chain;
+const UsageTotalSchema = z
+  .object({
+    used: z.number().int().meta({ description: "Requests of all the customer's keys this month" }),
+    suggestions_used: z.number().int().meta({ description: 'find_endpoint AI suggestions of all the keys' }),
+    monthly_quota: z.number().int(),
+    suggestion_allowance: z.number().int(),
+    remaining: z.number().int().meta({ description: 'monthly_quota minus used, 0 when used reached it' }),
+  })
+  .meta({
+    id: 'UsageTotal',
+    description: "The customer's month: one quota and one suggestion allowance shared by all its keys",
+  });
+
+/** Percent of `total`, to one decimal. */
+function percentOf(used: number, total: number): number {
+  return total === 0 ? 0 : Math.round((used / total) * 1000) / 10;
+}
+
+function statusOf(key: ApiKeySummary): 'active' | 'revoked' | 'rotated' {
+  if (key.status === 'active') return 'active';
+  return key.replaced_by === null ? 'revoked' : 'rotated';
 }
 
 export function usageRoutes(deps: PortalDeps): ApiRoute[] {
@@ -83,7 +106,8 @@ export function usageRoutes(deps: PortalDeps): ApiRoute[] {
       method: 'get',
       path: '/api/usage',
       operationId: 'getUsage',
-      summary: "Each active key's usage this month (UTC), per day, against the plan's monthly quota",
+      summary:
+        "The customer's month (UTC) against the plan's monthly quota, which all its keys share, and each key's share",
       tag: 'usage',
       auth: 'session',
       query: z.object({
@@ -98,7 +122,12 @@ export function usageRoutes(deps: PortalDeps): ApiRoute[] {
         days_in_month: z.number().int(),
         monthly_quota: z.number().int(),
         rate_limit_rps: z.number().int(),
-        keys: z.array(KeyUsageSchema),
+        total: UsageTotalSchema,
+        keys: z.array(KeyUsageSchema).meta({
+          description:
+            'Every active key, and the revoked and rotated keys that counted in the month (their units stay spent), ' +
+            'so the shares add up to the total',
+        }),
       }),
       handler: async (ctx) => {
         const { customerId } = signedIn(ctx);
@@ -106,33 +135,42 @@ export function usageRoutes(deps: PortalDeps): ApiRoute[] {
         const [year, monthNumber] = month.split('-').map(Number) as [number, number];
         const plan = await planOf(customerId);
         const keys = await deps.store.apiKeys.listByCustomer(customerId);
-        const usage = await Promise.all(
-          keys
-            .filter((key) => key.status === 'active')
-            .map(async (key) => {
-              const records = await Promise.all(
-                predecessors(keys, key.key_id).map((keyId) => deps.store.usage.get(keyId, month)),
-              );
-              const days = new Map<string, number>();
-              for (const record of records) {
-                for (const [day, count] of Object.entries(record.days)) days.set(day, (days.get(day) ?? 0) + count);
-              }
-              return {
-                key_id: key.key_id,
-                name: key.name,
-                quota_used: records[0]!.used,
-                days: [...days.entries()]
-                  .sort(([a], [b]) => a.localeCompare(b))
-                  .map(([day, count]) => ({ day, count })),
-              };
-            }),
+        const usage = await deps.store.usage.customerMonth(
+          keys.map((key) => key.key_id),
+          month,
         );
+        const shares = new Map(usage.keys.map((share) => [share.key_id, share]));
+        const listed = keys.flatMap((key) => {
+          const share = shares.get(key.key_id);
+          const used = share?.used ?? 0;
+          const counted = used > 0 || (share?.suggestions_used ?? 0) > 0;
+          if (key.status !== 'active' && !counted) return [];
+          return [
+            {
+              key_id: key.key_id,
+              name: key.name,
+              status: statusOf(key),
+              quota_used: used,
+              share: { used, share_percent: percentOf(used, usage.used) },
+              days: Object.entries(share?.days ?? {})
+                .sort(([a], [b]) => a.localeCompare(b))
+                .map(([day, count]) => ({ day, count })),
+            },
+          ];
+        });
         return {
           month,
           days_in_month: new Date(Date.UTC(year, monthNumber, 0)).getUTCDate(),
           monthly_quota: plan.monthly_quota,
           rate_limit_rps: plan.rate_limit_rps,
-          keys: usage,
+          total: {
+            used: usage.used,
+            suggestions_used: usage.suggestions_used,
+            monthly_quota: plan.monthly_quota,
+            suggestion_allowance: plan.suggestion_allowance,
+            remaining: Math.max(0, plan.monthly_quota - usage.used),
+          },
+          keys: listed,
         };
       },
     }),

@@ -4,7 +4,7 @@ const NOW = Date.UTC(2026, 10, 22, 10);
 
 describe('usage counter', () => {
   it('hands unflushed counts to the ledger once, with per-day deltas', () => {
-    const usage = new UsageCounter('2026-11', { used: 5, reserved: 10, suggestionsUsed: 0 });
+    const usage = new UsageCounter('2026-11', { used: 5, reserved: 10, suggestionsUsed: 0, carriedOver: 0 });
     usage.count(NOW);
     usage.count(NOW);
     usage.countSuggestion();
@@ -14,7 +14,7 @@ describe('usage counter', () => {
   });
 
   it('gives a refunded unit back even after it was flushed', () => {
-    const usage = new UsageCounter('2026-11', { used: 0, reserved: 10, suggestionsUsed: 0 });
+    const usage = new UsageCounter('2026-11', { used: 0, reserved: 10, suggestionsUsed: 0, carriedOver: 0 });
     usage.count(NOW);
     usage.drain();
     usage.refund(NOW, 1);
@@ -23,14 +23,14 @@ describe('usage counter', () => {
   });
 
   it('never refunds below zero', () => {
-    const usage = new UsageCounter('2026-11', { used: 0, reserved: 0, suggestionsUsed: 0 });
+    const usage = new UsageCounter('2026-11', { used: 0, reserved: 0, suggestionsUsed: 0, carriedOver: 0 });
     usage.refund(NOW, 3);
     expect(usage.used).toBe(0);
     expect(usage.drain()).toBeNull();
   });
 
   it('restores a delta whose write failed', () => {
-    const usage = new UsageCounter('2026-11', { used: 0, reserved: 10, suggestionsUsed: 0 });
+    const usage = new UsageCounter('2026-11', { used: 0, reserved: 10, suggestionsUsed: 0, carriedOver: 0 });
     usage.count(NOW);
     const delta = usage.drain()!;
     usage.count(NOW);

@@ -6,17 +6,23 @@ export interface UsageSnapshot {
   /** Units this owner may admit without asking the ledger again (block mode); used <= reserved. */
   reserved: number;
   suggestionsUsed: number;
+  /** Units of a rotated predecessor counted into this key's document before counts were the customer's. */
+  carriedOver: number;
 }
 
 /**
  * The month's usage of one key as its owner sees it: the durable part from the ledger plus what this owner
- * admitted since, not yet flushed. In block mode admission is capped by the reservation, so a crash can only
- * lose reserved-but-unused units (counted against the customer), never admit beyond the quota.
+ * admitted since, not yet flushed. In block mode admission is capped by the reservation, which is taken from the
+ * customer's allowance, so a crash can only lose reserved-but-unused units (counted against the customer), never
+ * admit beyond the customer's quota.
  */
 export class UsageCounter {
   used: number;
   reserved: number;
   suggestionsUsed: number;
+  readonly carriedOver: number;
+  /** Block mode: the customer's allowance was found used up; until then the owner refuses without asking again. */
+  exhaustedUntilMs = 0;
   private unflushedUsed = 0;
   private unflushedSuggestions = 0;
   private unflushedDays = new Map<string, number>();
@@ -28,6 +34,12 @@ export class UsageCounter {
     this.used = snapshot.used;
     this.reserved = snapshot.reserved;
     this.suggestionsUsed = snapshot.suggestionsUsed;
+    this.carriedOver = snapshot.carriedOver;
+  }
+
+  /** This key's own units of the customer's month. */
+  get ownUsed(): number {
+    return Math.max(0, this.used - this.carriedOver);
   }
 
   count(nowMs: number, n = 1): void {
@@ -53,6 +65,14 @@ export class UsageCounter {
   countSuggestion(): void {
     this.suggestionsUsed += 1;
     this.unflushedSuggestions += 1;
+  }
+
+  /** A suggestion the AI failed to give is not counted (find_endpoint gives it back). */
+  refundSuggestion(): boolean {
+    if (this.suggestionsUsed <= 0) return false;
+    this.suggestionsUsed -= 1;
+    this.unflushedSuggestions -= 1;
+    return true;
   }
 
   get dirty(): boolean {

@@ -134,44 +134,30 @@ export class UsageLedger {
     if (!doc || doc.epoch !== epoch) throw new FencedError(keyId);
     const used = doc.used ?? 0;
     const reserved = doc.reserved ?? 0;
+    const carriedOver = doc.carried_over ?? 0;
     if (reserved > used) {
       const lost = reserved - used;
       const result = await this.write(() =>
         this.collection.updateOne({ _id: id, epoch }, { $inc: { used: lost, [`days.${dayOf(nowMs)}`]: lost } }),
       );
       if (result.matchedCount === 0) throw new FencedError(keyId);
-      return { used: reserved, reserved, suggestionsUsed: doc.suggestions_used ?? 0 };
+      return { used: reserved, reserved, suggestionsUsed: doc.suggestions_used ?? 0, carriedOver };
     }
-    return { used, reserved: used, suggestionsUsed: doc.suggestions_used ?? 0 };
+    return { used, reserved: used, suggestionsUsed: doc.suggestions_used ?? 0, carriedOver };
   }
 
   /**
-   * Grows the reservation by `want` units, or by what is left below `quota`. Returns the new reservation total
-   * (unchanged when the quota is reached).
+   * Adds `units` the owner took from the customer's allowance (CustomerAllowance) to the key's reservation; returns
+   * the new reservation. The customer's chain is what keeps the total within the quota; this write is fenced so
+   * that an owner that lost the key cannot reserve for it.
    */
-  async reserve(keyId: string, month: string, epoch: number, want: number, quota: number): Promise<number> {
+  async grow(keyId: string, month: string, epoch: number, units: number): Promise<number> {
     const id = monthlyUsageId(keyId, month);
     const grown = await this.write(() =>
-      this.collection.findOneAndUpdate(
-        { _id: id, epoch, reserved: { $lte: quota - want } },
-        { $inc: { reserved: want } },
-        { returnDocument: 'after' },
-      ),
+      this.collection.findOneAndUpdate({ _id: id, epoch }, { $inc: { reserved: units } }, { returnDocument: 'after' }),
     );
-    if (grown) return grown.reserved;
-    const current = await this.collection.findOne({ _id: id });
-    if (!current || current.epoch !== epoch) throw new FencedError(keyId);
-    const left = quota - current.reserved;
-    if (left <= 0) return current.reserved;
-    const rest = await this.write(() =>
-      this.collection.findOneAndUpdate(
-        { _id: id, epoch, reserved: current.reserved },
-        { $inc: { reserved: left } },
-        { returnDocument: 'after' },
-      ),
-    );
-    if (!rest) throw new FencedError(keyId);
-    return rest.reserved;
+    if (!grown) throw new FencedError(keyId);
+    return grown.reserved;
   }
 
   /** Writes many keys' deltas in one round trip; reports the keys whose write was fenced off. */

@@ -8,6 +8,8 @@ import {
 import type { KeyDecisionLoader } from '@gateway/store';
 import { withConsumerSpan, type Logger } from '@gateway/telemetry';
 import type { Msg, NatsConnection, Subscription } from 'nats';
+import type { CustomerAllowance } from '../limits/customer-allowance';
+import type { CustomerMonth } from '../limits/customer-month';
 import type { UsageLedger } from '../limits/usage-ledger';
 import { PartitionActor } from '../partition/partition.actor';
 import { LeaseTable } from './lease-table';
@@ -33,6 +35,8 @@ export interface ActorNodeDeps {
   nc: NatsConnection;
   loader: Pick<KeyDecisionLoader, 'loadDecisionRecord'>;
   ledger: UsageLedger;
+  allowance: CustomerAllowance;
+  customerMonth: CustomerMonth;
   logger: Logger;
   onDecision?: (verdict: Verdict) => void;
   onOwnershipChange?: (owned: number) => void;
@@ -191,6 +195,8 @@ export class ActorNode {
         subjectPrefix: this.options.subjectPrefix,
         loader: this.deps.loader,
         ledger: this.deps.ledger,
+        allowance: this.deps.allowance,
+        customerMonth: this.deps.customerMonth,
         logger: this.deps.logger,
         negativeTtlMs: this.options.negativeTtlMs,
         recordTtlMs: this.options.recordTtlMs,

@@ -1,5 +1,6 @@
 import type { DecisionRequest } from '@gateway/decisions';
 import { DEFAULT_PLANS, type KeyDecisionRecord } from '@gateway/store';
+import type { CustomerMonthShares } from '../limits/customer-month';
 import { UsageCounter } from '../limits/usage-counter';
 import { decideForKey, type UsageAccess } from './key-decider';
 import { buildKeyEntry, type KeyEntry } from './key-entry';
@@ -21,23 +22,43 @@ function record(overrides: Partial<KeyDecisionRecord> = {}): KeyDecisionRecord {
   };
 }
 
-/** A ledger in memory: reservations are granted up to the quota. */
-function memoryUsage(initialUsed = 0): UsageAccess & { reserveCalls: number } {
+/**
+ * A ledger in memory: reservations are granted up to the quota, less what the customer's other keys (`others`)
+ * took; suggestions up to the allowance.
+ */
+function memoryUsage(initialUsed = 0, others: { used: number; suggestions: number } = { used: 0, suggestions: 0 }) {
+  const shares = (): CustomerMonthShares => ({
+    readAtMs: NOW,
+    keys: new Map([['dg_live_other', { used: others.used, reserved: others.used, suggestions: others.suggestions }]]),
+  });
   const access = {
     reserveCalls: 0,
+    suggestionsTaken: 0,
     async open(entry: KeyEntry, month: string) {
-      entry.usage = new UsageCounter(month, { used: initialUsed, reserved: initialUsed, suggestionsUsed: 0 });
+      entry.usage = new UsageCounter(month, {
+        used: initialUsed,
+        reserved: initialUsed,
+        suggestionsUsed: 0,
+        carriedOver: 0,
+      });
       return entry.usage;
     },
     async reserve(entry: KeyEntry, usage: UsageCounter, want: number) {
       access.reserveCalls++;
-      const next = Math.min(entry.record!.plan.monthly_quota, usage.reserved + want);
+      const next = Math.min(entry.record!.plan.monthly_quota - others.used, usage.reserved + want);
       const grew = next > usage.reserved;
-      usage.reserved = next;
+      usage.reserved = Math.max(usage.reserved, next);
       return grew;
     },
+    async takeSuggestion(entry: KeyEntry) {
+      if (others.suggestions + access.suggestionsTaken >= entry.record!.plan.suggestion_allowance) return false;
+      access.suggestionsTaken++;
+      return true;
+    },
+    customerShares: shares,
+    readCustomerShares: async () => shares(),
   };
-  return access;
+  return access satisfies UsageAccess;
 }
 
 const forward = (overrides: Partial<DecisionRequest> = {}): DecisionRequest => ({
@@ -173,5 +194,50 @@ describe('key decider', () => {
     const suggest: DecisionRequest = { keyHash: 'h', ip: '127.0.0.1', intent: 'suggest' };
     expect(await decideForKey(entry, suggest, NOW, usage)).toMatchObject({ suggestions: { granted: true, used: 1 } });
     expect(await decideForKey(entry, suggest, NOW, usage)).toMatchObject({ suggestions: { granted: false, used: 1 } });
+  });
+
+  describe("the customer's month (all keys of a customer share the plan's quota and allowance)", () => {
+    it('admits only what the customer has left in block mode, and reports the customer total', async () => {
+      const rec = record({ plan: { ...record().plan, monthly_quota: 10 } });
+      const entry = buildKeyEntry('h', rec, NOW);
+      const usage = memoryUsage(0, { used: 8, suggestions: 0 });
+      const verdicts = [];
+      for (let i = 0; i < 4; i++) verdicts.push(await decideForKey(entry, forward(), NOW + i, usage));
+      expect(verdicts.map((v) => (v.ok ? 'ok' : v.code))).toEqual(['ok', 'ok', 'quota_exceeded', 'quota_exceeded']);
+      expect(verdicts[1]).toMatchObject({ quota: { limit: 10, used: 10, remaining: 0 } });
+      expect(verdicts[3]).toMatchObject({ quota: { remaining: 0 } });
+    });
+
+    it('asks the ledger again at most once a second after the allowance was found used up', async () => {
+      const entry = buildKeyEntry('h', record(), NOW);
+      const usage = memoryUsage(0, { used: 3, suggestions: 0 });
+      await decideForKey(entry, forward(), NOW, usage);
+      await decideForKey(entry, forward(), NOW + 10, usage);
+      expect(usage.reserveCalls).toBe(1);
+      await decideForKey(entry, forward(), NOW + 1_001, usage);
+      expect(usage.reserveCalls).toBe(2);
+    });
+
+    it("reports the customer's quota_used in the description and the quota of metered answers", async () => {
+      const rec = record({ plan: { ...record().plan, overage_mode: 'metered', monthly_quota: 100 } });
+      const entry = buildKeyEntry('h', rec, NOW);
+      const usage = memoryUsage(2, { used: 40, suggestions: 0 });
+      const described = await decideForKey(entry, { keyHash: 'h', ip: '127.0.0.1', intent: 'describe' }, NOW, usage);
+      expect(described).toMatchObject({ ok: true, description: { quota_used: 42 }, quota: { used: 42 } });
+      expect(await decideForKey(entry, forward(), NOW, usage)).toMatchObject({ quota: { used: 43, remaining: 57 } });
+    });
+
+    it("counts the customer's suggestions from every key against one allowance", async () => {
+      const rec = record({ plan: { ...record().plan, suggestion_allowance: 3 } });
+      const entry = buildKeyEntry('h', rec, NOW);
+      const usage = memoryUsage(0, { used: 0, suggestions: 2 });
+      const suggest: DecisionRequest = { keyHash: 'h', ip: '127.0.0.1', intent: 'suggest' };
+      expect(await decideForKey(entry, suggest, NOW, usage)).toMatchObject({
+        suggestions: { allowance: 3, used: 3, granted: true },
+      });
+      expect(await decideForKey(entry, suggest, NOW, usage)).toMatchObject({
+        suggestions: { granted: false, used: 3 },
+      });
+    });
   });
 });

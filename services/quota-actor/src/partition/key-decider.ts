@@ -1,15 +1,28 @@
 import type { Admit, DecisionRequest, KeyDescription, QuotaState, Reject, Verdict } from '@gateway/decisions';
 import type { KeyDecisionRecord } from '@gateway/store';
 import { monthOf, secondsToMonthEnd } from '../limits/calendar';
+import { customerTotal, type CustomerMonthShares } from '../limits/customer-month';
 import type { UsageCounter } from '../limits/usage-counter';
 import type { KeyEntry } from './key-entry';
 
-/** Opens the month's usage and grows block-mode reservations; the owner implements it over the ledger. */
+/**
+ * Opens the month's usage, grows block-mode reservations from the customer's allowance and reads the customer's
+ * month; the owner implements it over the ledger.
+ */
 export interface UsageAccess {
   open(entry: KeyEntry, month: string): Promise<UsageCounter>;
-  /** Grows the reservation by up to `want` units without passing the quota; false when nothing more is left. */
+  /** Grows the reservation by up to `want` units without passing the customer's quota; false when none is left. */
   reserve(entry: KeyEntry, usage: UsageCounter, want: number): Promise<boolean>;
+  /** Takes one suggestion from the customer's allowance; false when it is used up. */
+  takeSuggestion(entry: KeyEntry, usage: UsageCounter): Promise<boolean>;
+  /** The customer's other keys as last read (a background read refreshes them); never waits. */
+  customerShares(entry: KeyEntry, usage: UsageCounter, nowMs: number): CustomerMonthShares | undefined;
+  /** The customer's other keys read now (/v1/me, check_quota). */
+  readCustomerShares(entry: KeyEntry, usage: UsageCounter): Promise<CustomerMonthShares>;
 }
+
+/** After the customer's allowance was found used up, the owner asks the ledger again at most this often per key. */
+const EXHAUSTED_RECHECK_MS = 1_000;
 
 /**
  * Decides one request for one key. The order is documented in docs/rest.md ("Order of checks") and pinned by
@@ -51,7 +64,8 @@ function decideWithUsage(
 ): Verdict | Promise<Verdict> {
   const keyId = record.key_id;
   const rate = request.countRate === false ? entry.limiter!.peek(nowMs) : entry.limiter!.take(nowMs);
-  const quota = quotaState(record, usage, nowMs);
+  const shares = usageAccess.customerShares(entry, usage, nowMs);
+  const quota = quotaState(record, usage, shares, nowMs);
   if (!rate.allowed) {
     return {
       ok: false,
@@ -73,16 +87,20 @@ function decideWithUsage(
   };
   switch (request.intent) {
     case 'describe':
-      return { ...admit, description: describe(record, usage) };
+      return usageAccess.readCustomerShares(entry, usage).then((fresh) => {
+        const current = quotaState(record, usage, fresh, Date.now());
+        return { ...admit, quota: current, description: describe(record, current) };
+      });
     case 'free':
-      return { ...admit, suggestions: suggestionState(record, usage, false) };
-    case 'suggest': {
-      const granted = usage.suggestionsUsed < record.plan.suggestion_allowance;
-      if (granted) usage.countSuggestion();
-      return { ...admit, suggestions: suggestionState(record, usage, granted) };
-    }
+      return { ...admit, suggestions: suggestionState(record, usage, shares, false) };
+    case 'suggest':
+      return usageAccess.takeSuggestion(entry, usage).then((granted) => {
+        if (granted) usage.countSuggestion();
+        const fresh = usageAccess.customerShares(entry, usage, Date.now());
+        return { ...admit, suggestions: suggestionState(record, usage, fresh, granted) };
+      });
     case 'forward':
-      return forward(entry, record, request, usage, admit, nowMs, usageAccess);
+      return forward(entry, record, request, usage, admit, shares, nowMs, usageAccess);
   }
 }
 
@@ -92,6 +110,7 @@ function forward(
   request: DecisionRequest,
   usage: UsageCounter,
   admit: Admit,
+  shares: CustomerMonthShares | undefined,
   nowMs: number,
   usageAccess: UsageAccess,
 ): Verdict | Promise<Verdict> {
@@ -126,15 +145,19 @@ function forward(
 
   const admitted = (): Admit => {
     usage.count(nowMs);
-    return { ...admit, accountId: connection.account_id, quota: quotaState(record, usage, nowMs) };
+    return { ...admit, accountId: connection.account_id, quota: quotaState(record, usage, shares, nowMs) };
   };
   const plan = record.plan;
   if (plan.overage_mode !== 'block') return admitted();
-  if (usage.used >= plan.monthly_quota) return quotaExceeded(keyId, admit, nowMs);
   if (usage.used < usage.reserved) return admitted();
+  // The customer's allowance was used up a moment ago: refuse without asking the ledger on every request.
+  if (nowMs < usage.exhaustedUntilMs) return quotaExceeded(keyId, admit, nowMs);
   const want = Math.max(10, Math.min(1000, Math.ceil(plan.rate_limit_rps)));
   return usageAccess.reserve(entry, usage, want).then((granted) => {
-    if (!granted || usage.used >= usage.reserved) return quotaExceeded(keyId, admit, nowMs);
+    if (!granted || usage.used >= usage.reserved) {
+      usage.exhaustedUntilMs = nowMs + EXHAUSTED_RECHECK_MS;
+      return quotaExceeded(keyId, admit, nowMs);
+    }
     return admitted();
   });
 }
@@ -146,27 +169,41 @@ function quotaExceeded(keyId: string, admit: Admit, nowMs: number): Reject {
     keyId,
     retryAfterSeconds: secondsToMonthEnd(nowMs),
     rate: admit.rate,
-    quota: admit.quota,
+    // Refused because the customer's allowance is used up, whatever the others' last-read figures say.
+    quota: { ...admit.quota, used: Math.max(admit.quota.used, admit.quota.limit), remaining: 0 },
     detail: 'the monthly quota is used up; it resets at the start of the next calendar month (UTC)',
   };
 }
 
-function quotaState(record: KeyDecisionRecord, usage: UsageCounter, nowMs: number): QuotaState {
+/** The customer's month (spec 8: the quota is the plan's, and the plan is the customer's). */
+function quotaState(
+  record: KeyDecisionRecord,
+  usage: UsageCounter,
+  shares: CustomerMonthShares | undefined,
+  nowMs: number,
+): QuotaState {
+  const used = customerTotal(shares, record.key_id, usage.ownUsed, 'used');
   return {
     limit: record.plan.monthly_quota,
-    used: usage.used,
-    remaining: Math.max(0, record.plan.monthly_quota - usage.used),
+    used,
+    remaining: Math.max(0, record.plan.monthly_quota - used),
     resetSeconds: secondsToMonthEnd(nowMs),
     overageMode: record.plan.overage_mode,
   };
 }
 
-function suggestionState(record: KeyDecisionRecord, usage: UsageCounter, granted: boolean) {
-  return { allowance: record.plan.suggestion_allowance, used: usage.suggestionsUsed, granted };
+function suggestionState(
+  record: KeyDecisionRecord,
+  usage: UsageCounter,
+  shares: CustomerMonthShares | undefined,
+  granted: boolean,
+) {
+  const used = customerTotal(shares, record.key_id, usage.suggestionsUsed, 'suggestions');
+  return { allowance: record.plan.suggestion_allowance, used, granted };
 }
 
-/** spec 2.3, field for field. */
-function describe(record: KeyDecisionRecord, usage: UsageCounter): KeyDescription {
+/** spec 2.3, field for field; quota_used is the customer's month. */
+function describe(record: KeyDecisionRecord, quota: QuotaState): KeyDescription {
   return {
     key_id: record.key_id,
     customer_id: record.customer_id,
@@ -179,7 +216,7 @@ function describe(record: KeyDecisionRecord, usage: UsageCounter): KeyDescriptio
     connections: record.connections.length,
     rate_limit_rps: record.plan.rate_limit_rps,
     monthly_quota: record.plan.monthly_quota,
-    quota_used: usage.used,
+    quota_used: quota.used,
     overage_mode: record.plan.overage_mode,
   };
 }

@@ -14,6 +14,8 @@ import type { KeyDecisionLoader, KeyDecisionRecord } from '@gateway/store';
 import { setSafeAttributes, withConsumerSpan, type Logger } from '@gateway/telemetry';
 import { headers as natsHeaders, type Msg, type NatsConnection, type Subscription } from 'nats';
 import { monthOf } from '../limits/calendar';
+import type { CustomerAllowance } from '../limits/customer-allowance';
+import type { CustomerMonth } from '../limits/customer-month';
 import { UsageCounter } from '../limits/usage-counter';
 import { FencedError, type UsageDelta, type UsageLedger } from '../limits/usage-ledger';
 import type { HeldLease } from '../ownership/lease-table';
@@ -28,6 +30,10 @@ export interface PartitionActorDeps {
   subjectPrefix: string;
   loader: Pick<KeyDecisionLoader, 'loadDecisionRecord'>;
   ledger: UsageLedger;
+  /** The customer's monthly allowance, shared by all its keys on every node (block mode, suggestions). */
+  allowance: CustomerAllowance;
+  /** The customer's month as its keys used it, for the figures reported to callers. */
+  customerMonth: CustomerMonth;
   logger: Logger;
   /** Keys unknown to MongoDB are remembered this long. */
   negativeTtlMs: number;
@@ -78,13 +84,35 @@ export class PartitionActor {
         return entry.usage;
       },
       reserve: async (entry, usage, want) => {
-        const before = usage.reserved;
         const record = entry.record!;
-        usage.reserved = await this.serialWrite(() =>
-          deps.ledger.reserve(record.key_id, usage.month, lease.epoch, want, record.plan.monthly_quota),
+        const { customer_id: customerId, key_id: keyId } = record;
+        const taken = await deps.allowance.take(
+          customerId,
+          usage.month,
+          'requests',
+          want,
+          record.plan.monthly_quota,
+          keyId,
         );
-        return usage.reserved > before;
+        if (taken === 0) return false;
+        try {
+          usage.reserved = await this.serialWrite(() => deps.ledger.grow(keyId, usage.month, lease.epoch, taken));
+        } catch (error) {
+          // Taken but never reserved: nobody can use these units, so they go back to the customer.
+          await deps.allowance.giveBack(customerId, usage.month, 'requests', taken, keyId).catch(() => undefined);
+          throw error;
+        }
+        return true;
       },
+      takeSuggestion: async (entry, usage) => {
+        const record = entry.record!;
+        const allowance = record.plan.suggestion_allowance;
+        if (allowance <= 0) return false;
+        const month = usage.month;
+        return (await deps.allowance.take(record.customer_id, month, 'suggestions', 1, allowance, record.key_id)) > 0;
+      },
+      customerShares: (entry, usage, nowMs) => deps.customerMonth.peek(entry.record!.customer_id, usage.month, nowMs),
+      readCustomerShares: (entry, usage) => deps.customerMonth.read(entry.record!.customer_id, usage.month),
     };
   }
 
@@ -296,8 +324,17 @@ export class PartitionActor {
     }
     const message: ControlMessage = controlCodec.decode(msg.data);
     if (message.op === 'key_changed') await this.reload(message.keyHash);
+    else if (message.op === 'refund_suggestion') await this.refundSuggestion(message.keyHash);
     else this.entries.get(message.keyHash)?.usage?.refund(Date.now(), message.count);
     msg.respond(controlReplyCodec.encode({ ok: true }));
+  }
+
+  /** A suggestion the AI failed to give (timeout, invalid answer) goes back to the key and to the customer. */
+  private async refundSuggestion(hash: string): Promise<void> {
+    const entry = this.entries.get(hash);
+    const usage = entry?.usage;
+    if (!entry?.record || !usage?.refundSuggestion()) return;
+    await this.deps.allowance.giveBack(entry.record.customer_id, usage.month, 'suggestions', 1, entry.record.key_id);
   }
 
   /** Applies a key change from MongoDB before acknowledging it; a revoked key's usage is written out at once. */
@@ -400,7 +437,12 @@ export class PartitionActor {
   private async flushNow(release: boolean, only?: KeyEntry[]): Promise<void> {
     const now = Date.now();
     const month = monthOf(now);
-    const deltas: { entry: KeyEntry; delta: UsageDelta; raw: ReturnType<UsageCounter['drain']> }[] = [];
+    const deltas: {
+      entry: KeyEntry;
+      delta: UsageDelta;
+      raw: ReturnType<UsageCounter['drain']>;
+      unused: number;
+    }[] = [];
     for (const entry of only ?? this.entries.values()) {
       const usage = entry.usage;
       if (!usage || !entry.record) continue;
@@ -414,7 +456,8 @@ export class PartitionActor {
         days: raw?.days ?? {},
         ...(release ? { releaseTo: usage.used } : {}),
       };
-      deltas.push({ entry, delta, raw });
+      const unused = release ? Math.max(0, usage.reserved - usage.used) : 0;
+      deltas.push({ entry, delta, raw, unused });
       // The ledger's reservation shrinks to what was used: so must ours, or a later admission could pass it.
       if (release) usage.reserved = usage.used;
       if (usage.month !== month && !release) entry.usage = null; // a new month opens on the next request
@@ -432,9 +475,26 @@ export class PartitionActor {
           ),
         );
         if (fencedKeys.length > 0) this.fenced();
+        await this.giveBackUnused(group.filter((item) => item.unused > 0 && !fencedKeys.includes(item.delta.keyId)));
       } catch (error) {
         for (const item of group) if (item.raw) item.entry.usage?.restore(item.raw);
         this.deps.logger.error({ err: error, partition: this.partition }, 'usage flush failed; will retry');
+      }
+    }
+  }
+
+  /**
+   * The unused part of released reservations goes back to each customer, after the key's own reservation shrank
+   * (the other order could hand the same units out twice if the owner died in between; this one can only lose them).
+   */
+  private async giveBackUnused(items: { entry: KeyEntry; delta: UsageDelta; unused: number }[]): Promise<void> {
+    for (const { entry, delta, unused } of items) {
+      const customerId = entry.record?.customer_id;
+      if (customerId === undefined) continue;
+      try {
+        await this.deps.allowance.giveBack(customerId, delta.month, 'requests', unused, delta.keyId);
+      } catch (error) {
+        this.deps.logger.warn({ err: error, partition: this.partition }, 'could not give unused units back');
       }
     }
   }
