@@ -28,6 +28,7 @@ export const ERROR_CATALOGUE = {
   headers_too_large: { status: 431, title: 'The request headers are too large' },
   platform_unreachable: { status: 502, title: 'The platform could not be reached' },
   platform_timeout: { status: 504, title: 'The platform did not answer in time' },
+  platform_answer_too_large: { status: 502, title: 'The platform answer is larger than the gateway passes on' },
   connection_unavailable: { status: 502, title: 'The connection has no usable platform credentials' },
   connection_needs_regrant: {
     status: 409,

@@ -4,6 +4,9 @@ import type { Logger } from '@gateway/telemetry';
 import type { SandboxConfig } from './config';
 import { CONTROL_PREFIX, ControlApi } from './control/control.handler';
 import { RequestLog } from './control/request-log';
+import { FaultInjector } from './faults/fault.injector';
+import { FaultRoutes } from './faults/fault.routes';
+import { FaultTable } from './faults/fault.table';
 import { AppQpsLimiter } from './grants/app-qps.limiter';
 import { GrantStore } from './grants/grant.store';
 import { PORTAL_PATH, PortalApi } from './grants/portal.handler';
@@ -66,7 +69,19 @@ export function createSandboxServer(config: SandboxConfig, deps: SandboxDependen
   const controlOn = config.NODE_ENV === 'test' || config.NODE_ENV === 'development';
   const requestLog = controlOn ? new RequestLog(config.SANDBOX_REQUEST_LOG_LIMIT, now) : undefined;
   const moduleControls = modules.flatMap((platform) => (platform.control ? [platform.control] : []));
-  const control = requestLog ? new ControlApi(requestLog, grants, config.SANDBOX_APP_ID, moduleControls) : undefined;
+  const faultTable = controlOn ? new FaultTable(now) : undefined;
+  const faults = faultTable
+    ? new FaultInjector(faultTable, modules, { now, searchAdsHourLimit: config.SANDBOX_SEARCH_ADS_USER_HOUR_LIMIT })
+    : undefined;
+  const control = requestLog
+    ? new ControlApi(
+        requestLog,
+        grants,
+        config.SANDBOX_APP_ID,
+        moduleControls,
+        faultTable && new FaultRoutes(faultTable),
+      )
+    : undefined;
   const requestIds = new RequestIdFactory(now);
   const latency = config.SANDBOX_LATENCY_MS;
 
@@ -86,7 +101,6 @@ export function createSandboxServer(config: SandboxConfig, deps: SandboxDependen
 
   function dispatch(req: IncomingMessage, res: ServerResponse, path: string, query: string, body: string): void {
     const method = req.method ?? 'GET';
-    requestLog?.record(method, path, query, req.headers, body);
 
     if (path.startsWith(OPEN_API_ROOT)) {
       let result: ApiResult;
@@ -137,12 +151,17 @@ export function createSandboxServer(config: SandboxConfig, deps: SandboxDependen
     }
     const hasBody = req.headers['content-length'] !== undefined || req.headers['transfer-encoding'] !== undefined;
     const proceed = (body: string): void => {
-      if (isControl && control) {
-        const reply = control.handle(req.method ?? 'GET', path, query, body);
-        sendJson(res, reply.status, reply.payload);
-        return;
-      }
-      dispatch(req, res, path, query, body);
+      // Logged on arrival, also when a fault answers: tests count what reached the platform.
+      if (!isControl) requestLog?.record(req.method ?? 'GET', path, query, req.headers, body);
+      const answer = (): void => {
+        if (isControl && control) {
+          const reply = control.handle(req.method ?? 'GET', path, query, body);
+          sendJson(res, reply.status, reply.payload);
+          return;
+        }
+        dispatch(req, res, path, query, body);
+      };
+      if (!faults?.intercept(req, res, path, answer)) answer();
     };
     if (!hasBody) {
       proceed('');

@@ -36,6 +36,12 @@ export const ConfigSchema = z
     UPSTREAM_MAX_TIMEOUT_MS: durationMsFromEnv(120_000),
     /** Longest silence between two body chunks of a platform answer before it counts as platform_timeout. */
     UPSTREAM_BODY_TIMEOUT_MS: durationMsFromEnv(30_000),
+    /**
+     * Largest platform answer passed on (bytes). An answer announcing more is refused before anything is sent
+     * (502 platform_answer_too_large); one without a length that grows past it is cut off. Bounds the memory an
+     * answer can take in the MCP server, which holds whole answers.
+     */
+    UPSTREAM_MAX_ANSWER_BYTES: z.coerce.number().int().min(65_536).default(33_554_432),
     /** Keep-alive connections per platform origin (bounded so a burst cannot open thousands of sockets). */
     UPSTREAM_CONNECTIONS: z.coerce.number().int().positive().default(32),
     /** TCP+TLS connect timeout towards a platform. */

@@ -31,6 +31,7 @@ export type ServerConfig = Pick<
   | 'UPSTREAM_TIMEOUT_MS'
   | 'UPSTREAM_MAX_TIMEOUT_MS'
   | 'UPSTREAM_BODY_TIMEOUT_MS'
+  | 'UPSTREAM_MAX_ANSWER_BYTES'
   | 'UPSTREAM_CONNECTIONS'
   | 'UPSTREAM_CONNECT_TIMEOUT_MS'
   | 'UPSTREAM_KEEP_ALIVE_MS'
@@ -113,11 +114,14 @@ export async function startProviderProxy(deps: ProviderProxyDependencies): Promi
     logger,
     defaultTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
     maxTimeoutMs: config.UPSTREAM_MAX_TIMEOUT_MS,
+    maxAnswerBytes: config.UPSTREAM_MAX_ANSWER_BYTES,
   });
 
   const streams = new ExchangeStreams(proxy, metrics, logger);
   const handlers: ProviderProxyHandlers = {
-    Fetch: fetchHandler(proxy, { maxBodyBytes: MAX_MESSAGE_BYTES - 64 * 1024 }),
+    Fetch: fetchHandler(proxy, {
+      maxBodyBytes: Math.min(config.UPSTREAM_MAX_ANSWER_BYTES, MAX_MESSAGE_BYTES - 64 * 1024),
+    }),
     Exchange: streams.handler(),
   };
   const grpcServer = new Server(SERVER_OPTIONS);

@@ -6,7 +6,7 @@ import {
   type Verdict,
 } from '@gateway/decisions';
 import { requestIdOf, sendProblem, toGatewayCode, wasNotForwarded } from '@gateway/errors';
-import type { ProviderCaller, ResponseSink } from '@gateway/proto';
+import type { ProviderCaller, ResponseHeadInfo, ResponseSink } from '@gateway/proto';
 import { hashApiKey, isWellFormedApiKey } from '@gateway/store';
 import { setSafeAttributes, type Logger } from '@gateway/telemetry';
 import { context, propagation, trace, type Span } from '@opentelemetry/api';
@@ -162,7 +162,11 @@ function forward(
     onHead(head) {
       providerAnswered();
       headSent = true;
-      const responseHeaders: Record<string, string> = { ...headers, 'Content-Type': head.contentType };
+      const responseHeaders: Record<string, string> = {
+        ...platformHeaders(head),
+        ...headers,
+        'Content-Type': head.contentType,
+      };
       const length = Number(head.headers['content-length'] ?? Number.NaN);
       if (acceptsGzip(req) && !(length < deps.gzipMinBytes)) {
         responseHeaders['Content-Encoding'] = 'gzip';
@@ -209,6 +213,7 @@ function forward(
       // The common case: headers and body leave in one write.
       headSent = true;
       res.writeHead(head.status, {
+        ...platformHeaders(head),
         ...headers,
         'Content-Type': head.contentType,
         'Content-Length': String(body.length),
@@ -234,6 +239,29 @@ function forward(
   res.on('close', () => {
     if (!res.writableFinished) handle.cancel();
   });
+}
+
+/** Framing is edge-auth's own: its length, encoding and connection handling, never the platform's. */
+const FRAMING_HEADERS: ReadonlySet<string> = new Set([
+  'content-length',
+  'content-type',
+  'content-encoding',
+  'transfer-encoding',
+  'connection',
+  'keep-alive',
+]);
+
+/**
+ * The platform answer headers provider-proxy passes on (Retry-After and each adapter's own, such as search-ads's
+ * X-Rate-Limit): a platform error comes back as the platform sent it, its rate-limit headers included. The
+ * gateway's own headers (RateLimit, Deprecation) are written after them and win.
+ */
+function platformHeaders(head: ResponseHeadInfo): Record<string, string> {
+  const passed: Record<string, string> = {};
+  for (const [name, value] of Object.entries(head.headers)) {
+    if (!FRAMING_HEADERS.has(name.toLowerCase())) passed[name] = value;
+  }
+  return passed;
 }
 
 /** Business attributes of the request span: who, what and the actor's verdict, never the key or the query. */

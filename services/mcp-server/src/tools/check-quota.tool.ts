@@ -2,7 +2,8 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 import type { RequestContext, ToolDeps } from './tool-context';
 import { nextMonthStart, toolOk } from './tool-result';
-import { READ_ONLY_ANNOTATIONS, guarded } from './tool-support';
+import { refusal } from './refusal';
+import { READ_ONLY_ANNOTATIONS, decide, guarded } from './tool-support';
 
 export const CHECK_QUOTA = 'check_quota';
 
@@ -19,22 +20,28 @@ const outputSchema = z.object({
   rate: z.object({ limit: z.number().int(), remaining: z.number().int() }).describe('Requests per burst window.'),
 });
 
-/** spec 4.3: the monthly quota, when it resets and the suggestion allowance, from the request's own verdict. Free. */
+/** spec 4.3: the customer's monthly quota, when it resets and the suggestion allowance. Free. */
 export function registerCheckQuota(server: McpServer, deps: ToolDeps, ctx: RequestContext): void {
   server.registerTool(
     CHECK_QUOTA,
     {
       title: 'Check the monthly quota',
       description:
-        'Monthly quota of this key: requests allowed, used and remaining (call_endpoint and REST calls count one ' +
-        'each, whatever the number of rows), when it resets, and the remaining AI suggestions of find_endpoint. ' +
+        "Monthly quota of the customer's plan, shared by all the customer's keys: requests allowed, used and " +
+        'remaining (call_endpoint and REST calls count one each, whatever the number of rows), when it resets, and ' +
+        'the remaining AI suggestions of find_endpoint (also shared). ' +
         'Free: does not count toward the quota.',
       outputSchema,
       annotations: { ...READ_ONLY_ANNOTATIONS, openWorldHint: false },
     },
     () =>
       guarded(CHECK_QUOTA, deps, ctx, async () => {
-        const { quota, suggestions, rate } = ctx.verdict;
+        // The customer's month read now (every node writes its counts first), not the admitting verdict's figures,
+        // which may leave out the last second of the customer's other keys.
+        const described = await decide(deps, ctx, 'describe');
+        if (!described.ok) return refusal(described, { now: deps.now() });
+        const { quota, suggestions } = described;
+        const { rate } = ctx.verdict;
         const allowance = suggestions?.allowance ?? 0;
         const used = suggestions?.used ?? 0;
         return toolOk({

@@ -78,24 +78,24 @@ describe('tools per MCP tier', () => {
     await client.close();
   });
 
-  it('answers check_quota from the request verdict without asking the actor again', async () => {
+  it("answers check_quota with the customer's month read now (a describe decision that counts nothing)", async () => {
     const asked: DecisionRequest[] = [];
     const client = await connect(
       'basic',
       deps((request) => {
         asked.push(request);
-        return verdict;
+        return { ...verdict, quota: { ...verdict.quota, used: 9, remaining: 91 } };
       }),
     );
     const result = await client.callTool({ name: 'check_quota' });
     expect(result.structuredContent).toMatchObject({
       monthly_quota: 100,
-      quota_used: 7,
-      remaining: 93,
+      quota_used: 9,
+      remaining: 91,
       resets_at: '2026-12-01T00:00:00.000Z',
       suggestions: { allowance: 50, used: 2, remaining: 48 },
     });
-    expect(asked).toEqual([]);
+    expect(asked).toEqual([expect.objectContaining({ intent: 'describe', countRate: false })]);
     await client.close();
   });
 

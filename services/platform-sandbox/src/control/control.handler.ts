@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { findAdvertiser, SANDBOX_BUSINESS_CENTERS } from '../accounts/sandbox-accounts';
 import { advertisersOf, businessCentersOf, type GrantStore } from '../grants/grant.store';
+import type { FaultRoutes } from '../faults/fault.routes';
 import type { ModuleControl } from '../platform-modules';
 import type { RequestLog } from './request-log';
 import { badRequest, parseControlBody } from './control-reply';
@@ -30,7 +31,8 @@ const GrantBody = z
 
 /**
  * Test/dev control surface under /_sandbox (mounted only when NODE_ENV is test or development): the request
- * log, token revocation (the advertiser cancels the grant), direct grants for seeding, and the account list.
+ * log, token revocation (the advertiser cancels the grant), direct grants for seeding, the account list and the
+ * platform faults.
  */
 export class ControlApi {
   constructor(
@@ -39,9 +41,13 @@ export class ControlApi {
     private readonly defaultAppId: string,
     /** Routes of the platform modules, each under /_sandbox/<its prefix>/. */
     private readonly modules: readonly ModuleControl[] = [],
+    /** /_sandbox/faults (faults/fault.routes.ts). */
+    private readonly faults?: FaultRoutes,
   ) {}
 
   handle(method: string, path: string, query: string, body: string): ControlReply {
+    const faultReply = this.faults?.handle(method, path.slice(CONTROL_PREFIX.length), body);
+    if (faultReply) return faultReply;
     const route = `${method} ${path.slice(CONTROL_PREFIX.length)}`;
     switch (route) {
       case 'GET /requests':

@@ -51,7 +51,11 @@ describe('provider-proxy Exchange', () => {
         sendJson(res, { code: 0, message: 'OK', data: { echo: query.get('n') } });
       }, delay);
     });
-    harness = await startTestProxy(testConfig(platform.baseUrl), connections);
+    // The backpressure test streams HUGE_BYTES: above the default answer bound (answer-size.error.test.ts).
+    harness = await startTestProxy(
+      testConfig(platform.baseUrl, { UPSTREAM_MAX_ANSWER_BYTES: 2 * HUGE_BYTES }),
+      connections,
+    );
   });
 
   afterAll(async () => {

@@ -28,10 +28,7 @@ export function fetchHandler(
         size += chunk.length;
         if (size > options.maxBodyBytes) {
           response = {
-            failure: failure(
-              'internal_error',
-              `the platform answer exceeds ${options.maxBodyBytes} bytes; use Exchange`,
-            ),
+            failure: failure('platform_answer_too_large', `the platform answer exceeds ${options.maxBodyBytes} bytes`),
           };
           controller.abort();
           return;

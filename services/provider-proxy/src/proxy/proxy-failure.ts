@@ -9,6 +9,7 @@ export type ProxyFailureCode = Extract<
   | 'connection_needs_regrant'
   | 'platform_unreachable'
   | 'platform_timeout'
+  | 'platform_answer_too_large'
   | 'platform_busy'
   | 'service_unavailable'
   | 'internal_error'

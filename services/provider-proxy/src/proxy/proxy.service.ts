@@ -55,6 +55,8 @@ export interface ProxyServiceOptions {
   defaultTimeoutMs: number;
   /** Upper bound for a request's timeout_ms. */
   maxTimeoutMs: number;
+  /** Largest answer body passed on (UPSTREAM_MAX_ANSWER_BYTES); unset: no bound. */
+  maxAnswerBytes?: number;
 }
 
 export interface ExecuteOptions {
@@ -253,6 +255,12 @@ export class ProxyService {
       clearTimeout(timer);
       const { response } = answer;
       setSafeAttributes(span, { 'http.response.status_code': response.status });
+      const maxBytes = this.options.maxAnswerBytes ?? Number.POSITIVE_INFINITY;
+      const declared = Number(headerValue(response.headers['content-length']) || Number.NaN);
+      if (declared > maxBytes || answer.prefix.length > maxBytes) {
+        answer.observe('too_large');
+        return fail(tooLarge(adapter.provider, endpoint.path, maxBytes));
+      }
       sink.head({
         status: response.status,
         contentType: headerValue(response.headers['content-type']),
@@ -261,10 +269,17 @@ export class ProxyService {
       headSent = true;
       if (answer.prefix.length > 0) await sink.write(answer.prefix);
       if (!answer.complete) {
+        let size = answer.prefix.length;
         for (;;) {
           const next = await answer.iterator.next();
           if (next.done) break;
           if (signal.aborted) return;
+          size += next.value.length;
+          if (size > maxBytes) {
+            // No length was announced: the caller already has the head, so the answer is cut off.
+            answer.observe('too_large');
+            return fail(tooLarge(adapter.provider, endpoint.path, maxBytes));
+          }
           await sink.write(next.value);
         }
       }
@@ -552,6 +567,15 @@ function safeError(error: unknown): Record<string, unknown> {
     code: (error as { code?: unknown }).code,
     stack: error.stack?.split('\n').slice(1, 6).join('\n'),
   };
+}
+
+/** docs/rest.md: 502 platform_answer_too_large, above UPSTREAM_MAX_ANSWER_BYTES. */
+function tooLarge(provider: string, endpointPath: string, maxBytes: number): ProxyFailure {
+  return failure(
+    'platform_answer_too_large',
+    `the ${provider} answer to ${endpointPath} is larger than ${maxBytes} bytes, the most the gateway passes on; ` +
+      'ask for less (a smaller page size or a shorter date range)',
+  );
 }
 
 /** The gateway's answer for a connection whose grant is dead (docs/rest.md: 409 connection_needs_regrant). */

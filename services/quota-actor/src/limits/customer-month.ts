@@ -61,10 +61,13 @@ export class CustomerMonth {
     return known;
   }
 
-  /** Reads the shares now (one read per customer-month at a time). */
-  read(customerId: string, month: string): Promise<CustomerMonthShares> {
+  /**
+   * Reads the shares (one read per customer-month at a time); `fresh` starts a read of its own, for a caller that
+   * just had the counts written and must not get a read that began before.
+   */
+  read(customerId: string, month: string, { fresh = false } = {}): Promise<CustomerMonthShares> {
     const id = `${customerId}|${month}`;
-    let pending = this.reading.get(id);
+    let pending = fresh ? undefined : this.reading.get(id);
     if (!pending) {
       pending = this.load(customerId, month)
         .then((shares) => {
@@ -72,7 +75,9 @@ export class CustomerMonth {
           if (this.shares.size > 100_000) this.shares.clear();
           return shares;
         })
-        .finally(() => this.reading.delete(id));
+        .finally(() => {
+          if (this.reading.get(id) === pending) this.reading.delete(id);
+        });
       this.reading.set(id, pending);
     }
     return pending;

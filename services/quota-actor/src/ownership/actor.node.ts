@@ -7,7 +7,7 @@ import {
 } from '@gateway/decisions';
 import type { KeyDecisionLoader } from '@gateway/store';
 import { withConsumerSpan, type Logger } from '@gateway/telemetry';
-import type { Msg, NatsConnection, Subscription } from 'nats';
+import { RequestStrategy, type Msg, type NatsConnection, type Subscription } from 'nats';
 import type { CustomerAllowance } from '../limits/customer-allowance';
 import type { CustomerMonth } from '../limits/customer-month';
 import type { UsageLedger } from '../limits/usage-ledger';
@@ -29,6 +29,14 @@ export interface ActorNodeOptions {
   recordTtlMs: number;
   /** Keys without a decision for this long are written out and dropped from memory. */
   idleEvictMs: number;
+}
+
+/** How long /v1/me waits for the other nodes to write a customer's counts before it reads the ledger. */
+const CUSTOMER_FLUSH_WAIT_MS = 500;
+
+/** Every node listens here; a request names a customer whose counts each node writes out before it answers. */
+function customerFlushSubject(prefix: string): string {
+  return `${prefix}.customer_flush`;
 }
 
 export interface ActorNodeDeps {
@@ -55,6 +63,7 @@ export class ActorNode {
   private evictTimer?: NodeJS.Timeout;
   private ticking: Promise<void> = Promise.resolve();
   private nodeSubscription?: Subscription;
+  private customerFlushSubscription?: Subscription;
   private flushing = false;
   private stopping = false;
   private readonly offset: number;
@@ -89,6 +98,9 @@ export class ActorNode {
     this.nodeSubscription = this.deps.nc.subscribe(nodeSubject, {
       callback: (_error, msg) => void this.decideNodeBatch(msg),
     });
+    this.customerFlushSubscription = this.deps.nc.subscribe(customerFlushSubject(this.options.subjectPrefix), {
+      callback: (_error, msg) => void this.flushCustomerHere(msg),
+    });
     await this.tick();
     this.tickTimer = setInterval(() => {
       this.ticking = this.ticking.then(() => this.tick()).catch((error: unknown) => this.logTickError(error));
@@ -108,6 +120,7 @@ export class ActorNode {
     clearInterval(this.evictTimer);
     // Callers then use the partition subjects, which stay served until each partition is handed over.
     this.nodeSubscription?.unsubscribe();
+    this.customerFlushSubscription?.unsubscribe();
     await this.ticking;
     await Promise.all([...this.actors.keys()].map((partition) => this.handOver(partition)));
     await this.members.leave();
@@ -129,6 +142,30 @@ export class ActorNode {
       );
       msg.respond(nodeBatchReplyCodec.encode({ parts: replies }));
     }).catch((error: unknown) => this.deps.logger.error({ err: error }, 'node batch failed'));
+  }
+
+  /**
+   * Asks every live node to write the customer's unflushed counts, and waits for their answers (a bounded wait: a
+   * node that does not answer in time leaves its last flush interval out of the figure, never blocks it).
+   */
+  async flushCustomerEverywhere(customerId: string): Promise<void> {
+    const expected = this.members.liveCount(Date.now());
+    const replies = await this.deps.nc.requestMany(customerFlushSubject(this.options.subjectPrefix), customerId, {
+      strategy: RequestStrategy.Count,
+      maxMessages: expected,
+      maxWait: CUSTOMER_FLUSH_WAIT_MS,
+    });
+    for await (const reply of replies) void reply;
+  }
+
+  private async flushCustomerHere(msg: Msg): Promise<void> {
+    const customerId = new TextDecoder().decode(msg.data);
+    try {
+      await Promise.all([...this.actors.values()].map((actor) => actor.flushCustomer(customerId)));
+    } catch (error) {
+      this.deps.logger.warn({ err: error }, 'customer flush failed');
+    }
+    msg.respond();
   }
 
   private logTickError(error: unknown): void {
@@ -195,6 +232,7 @@ export class ActorNode {
         subjectPrefix: this.options.subjectPrefix,
         loader: this.deps.loader,
         ledger: this.deps.ledger,
+        flushCustomer: (customerId) => this.flushCustomerEverywhere(customerId),
         allowance: this.deps.allowance,
         customerMonth: this.deps.customerMonth,
         logger: this.deps.logger,

@@ -89,7 +89,8 @@ function decideWithUsage(
     case 'describe':
       return usageAccess.readCustomerShares(entry, usage).then((fresh) => {
         const current = quotaState(record, usage, fresh, Date.now());
-        return { ...admit, quota: current, description: describe(record, current) };
+        const suggestions = suggestionState(record, usage, fresh, false);
+        return { ...admit, quota: current, suggestions, description: describe(record, current) };
       });
     case 'free':
       return { ...admit, suggestions: suggestionState(record, usage, shares, false) };

@@ -34,6 +34,8 @@ export interface PartitionActorDeps {
   allowance: CustomerAllowance;
   /** The customer's month as its keys used it, for the figures reported to callers. */
   customerMonth: CustomerMonth;
+  /** Has every node write the customer's unflushed counts (before /v1/me reads the customer's month). */
+  flushCustomer: (customerId: string) => Promise<void>;
   logger: Logger;
   /** Keys unknown to MongoDB are remembered this long. */
   negativeTtlMs: number;
@@ -112,7 +114,13 @@ export class PartitionActor {
         return (await deps.allowance.take(record.customer_id, month, 'suggestions', 1, allowance, record.key_id)) > 0;
       },
       customerShares: (entry, usage, nowMs) => deps.customerMonth.peek(entry.record!.customer_id, usage.month, nowMs),
-      readCustomerShares: (entry, usage) => deps.customerMonth.read(entry.record!.customer_id, usage.month),
+      readCustomerShares: async (entry, usage) => {
+        const customerId = entry.record!.customer_id;
+        await deps.flushCustomer(customerId).catch((error: unknown) => {
+          deps.logger.warn({ err: error, partition: this.partition }, 'customer flush request failed');
+        });
+        return deps.customerMonth.read(customerId, usage.month, { fresh: true });
+      },
     };
   }
 
@@ -415,6 +423,14 @@ export class PartitionActor {
 
   get size(): number {
     return this.entries.size;
+  }
+
+  /** Writes the unflushed counts of one customer's keys held here (another node is about to read its month). */
+  async flushCustomer(customerId: string): Promise<void> {
+    const mine = [...this.entries.values()].filter(
+      (entry) => entry.record?.customer_id === customerId && entry.usage?.dirty,
+    );
+    if (mine.length > 0) await this.flush(false, mine);
   }
 
   /** Writes the unflushed usage of this partition's keys in one bulk write. */
