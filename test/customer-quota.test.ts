@@ -134,7 +134,7 @@ describe("the customer's monthly quota", () => {
     const edge = cluster.edges[0]!.url;
     const victim = actorsById.get(owners[0]!)!;
     const tally: Tally = { admitted: 0, other: new Map() };
-    let killed: Promise<void> | undefined;
+    let killed: Promise<unknown> | undefined;
     const killAtHalf = () => {
       if (tally.admitted >= QUOTA / 2 && !killed) killed = victim.kill9();
     };
