@@ -43,6 +43,8 @@ export interface HotKeyResult {
 
 export interface QuotaResult {
   kill9: boolean;
+  /** Keys of the one customer the run drains (2: on two owner nodes, drawing from the customer's month). */
+  keys: number;
   edges: number;
   clients: number;
   monthlyQuota: number;
@@ -66,6 +68,8 @@ export interface AccuracySection {
   hotKey: HotKeyResult;
   quota: QuotaResult;
   quotaCrash: QuotaResult;
+  /** Two keys of one customer, owned by the two actor nodes, with a kill -9 of one owner. */
+  customerCrash: QuotaResult;
 }
 
 async function sandboxSeq(env: BenchEnvironment): Promise<number> {
@@ -82,7 +86,8 @@ async function ownerOf(env: BenchEnvironment, key: BenchKey): Promise<{ nodeId: 
     const lease =
       entry?.operation === 'PUT' ? (JSON.parse(entry.string()) as { owner: string; released?: unknown }) : null;
     const owner = lease && !lease.released ? lease.owner : '';
-    const index = ['bench-actor-1', 'bench-actor-2'].indexOf(owner);
+    // Actors are started in the order of their ids (bench-actor-3 replaces the one the first crash run killed).
+    const index = ['bench-actor-1', 'bench-actor-2', 'bench-actor-3'].indexOf(owner);
     if (index < 0 || !env.cluster.actors[index]) throw new Error(`partition ${partition} is held by "${owner}"`);
     return { nodeId: owner, actor: env.cluster.actors[index]! };
   } finally {
@@ -168,13 +173,14 @@ async function hotKeyRun(
 }
 
 /**
- * Block mode under contention: 2 edges x N closed-loop clients on one key until every client has seen
- * quota_exceeded. Optionally kill -9 the key's owner mid-run; the other actor takes the partition over.
+ * Block mode under contention: 2 edges x N closed-loop clients spread over the keys of one customer until every
+ * client has seen quota_exceeded. Optionally kill -9 the owner of the first key mid-run; the other actor takes the
+ * partition over.
  */
 async function quotaRun(
   env: BenchEnvironment,
   edges: RunningService[],
-  key: BenchKey,
+  keys: BenchKey[],
   settings: AccuracySettings,
   kill9: boolean,
   log: (message: string) => void,
@@ -185,7 +191,7 @@ async function quotaRun(
   const clients = edges.map((edge) => new GatewayClient(edge.url, settings.clientsPerEdge));
   const counter = new OutcomeCounter();
   const seqBefore = await sandboxSeq(env);
-  const owner = kill9 ? await ownerOf(env, key) : undefined;
+  const owner = kill9 ? await ownerOf(env, keys[0]!) : undefined;
   let killedAt: number | null = null;
   let killedAfter = 0;
   let firstAdmitAfterKill: number | null = null;
@@ -193,7 +199,7 @@ async function quotaRun(
   const maxRequests = quota * 10;
   const started = performance.now();
 
-  const worker = async (client: GatewayClient) => {
+  const worker = async (client: GatewayClient, key: BenchKey) => {
     while (Date.now() < deadline && counter.total < maxRequests) {
       const sentAt = performance.now();
       const outcome = await client.get(target, key.secret);
@@ -211,17 +217,25 @@ async function quotaRun(
       if (outcome.code === 'quota_exceeded') return;
     }
   };
-  await Promise.all(clients.flatMap((client) => Array.from({ length: settings.clientsPerEdge }, () => worker(client))));
+  await Promise.all(
+    clients.flatMap((client) =>
+      Array.from({ length: settings.clientsPerEdge }, (_, i) => worker(client, keys[i % keys.length]!)),
+    ),
+  );
   const seconds = (performance.now() - started) / 1000;
   for (const client of clients) client.close();
   await sleep(USAGE_FLUSH_MS + 500); // one usage flush interval of the actors (their default) and then some
   const month = new Date().toISOString().slice(0, 7);
-  const ledgerUsed = (await env.fixtures.store.usage.get(key.keyId, month)).used;
+  const ledgerUsed = (await env.fixtures.store.usage.customerMonth(
+    keys.map((key) => key.keyId),
+    month,
+  )).used;
   const sandboxRequests = (await sandboxSeq(env)) - seqBefore;
   const admitted = counter.ok;
   const extra = Math.max(0, admitted - quota);
   const result: QuotaResult = {
     kill9,
+    keys: keys.length,
     edges: edges.length,
     clients: edges.length * settings.clientsPerEdge,
     monthlyQuota: quota,
@@ -274,12 +288,46 @@ export async function runAccuracyBench(
     `accuracy: hot key admitted ${hotKey.admitted} of limit ${hotKey.limit.toFixed(1)} ` +
       `(${(hotKey.deviation * 100).toFixed(2)}%) over ${hotKey.seconds.toFixed(2)} s`,
   );
-  const quota = await quotaRun(env, edges, env.quotaKeys.plain, settings, false, log);
+  const quota = await quotaRun(env, edges, [env.quotaKeys.plain], settings, false, log);
   log(`accuracy: block quota admitted ${quota.admitted} of ${quota.monthlyQuota}`);
-  const quotaCrash = await quotaRun(env, edges, env.quotaKeys.crash, settings, true, log);
+  const quotaCrash = await quotaRun(env, edges, [env.quotaKeys.crash], settings, true, log);
   log(
     `accuracy: block quota with kill -9 admitted ${quotaCrash.admitted} of ${quotaCrash.monthlyQuota} ` +
       `(extra ${quotaCrash.extra}, lost ${quotaCrash.lost})`,
   );
-  return { settings, hotKey, quota, quotaCrash };
+  log('accuracy: starting bench-actor-3 in place of the actor the crash run killed');
+  await env.cluster.startActor({ NODE_ID: 'bench-actor-3' });
+  await waitFor(
+    async () => {
+      const alive = env.cluster.actors.filter((actor) => actor.process.exitCode === null && !actor.process.killed);
+      const owned = await Promise.all(alive.map(partitionsOwned));
+      return owned.length === 2 && Math.min(...owned) > 0 && owned.reduce((sum, n) => sum + n, 0) === partitions;
+    },
+    30_000,
+    'bench-actor-3 did not take its share of the partitions',
+  );
+  const customerCrash = await quotaRun(env, edges, await keysOnTwoOwners(env), settings, true, log);
+  log(
+    `accuracy: customer quota, two keys on two owners, kill -9 of one: admitted ${customerCrash.admitted} of ` +
+      `${customerCrash.monthlyQuota} (extra ${customerCrash.extra}, lost ${customerCrash.lost})`,
+  );
+  return { settings, hotKey, quota, quotaCrash, customerCrash };
+}
+
+/** A new block-mode customer with two keys whose partitions the two actor nodes own. */
+async function keysOnTwoOwners(env: BenchEnvironment): Promise<BenchKey[]> {
+  const fixtures = env.fixtures;
+  const customer = await fixtures.customer('growth');
+  const connection = await fixtures.videoAdsConnection(customer.customer_id);
+  const newKey = async (): Promise<BenchKey> => {
+    const created = await fixtures.key({ customerId: customer.customer_id, accountIds: [connection.accountId] });
+    return { secret: created.secret, hash: created.key.hash, keyId: created.key.key_id };
+  };
+  const first = await newKey();
+  const firstOwner = (await ownerOf(env, first)).nodeId;
+  for (let attempt = 0; attempt < 64; attempt++) {
+    const second = await newKey();
+    if ((await ownerOf(env, second)).nodeId !== firstOwner) return [first, second];
+  }
+  throw new Error('no key of the customer landed on the second quota-actor');
 }

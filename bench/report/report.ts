@@ -287,7 +287,8 @@ function quotaLine(result: QuotaResult): string {
       `request sent after the kill ${result.killedActor.gapToNextAdmitMs === null ? 'never came' : `${n(result.killedActor.gapToNextAdmitMs)} ms after it`}`
     : '-';
   return (
-    `| ${result.kill9 ? 'with kill -9 of the owner' : 'no failure'} | ${result.edges} x ${result.clients / result.edges} | ` +
+    `| ${result.keys > 1 ? `${result.keys} keys of one customer on two owners, ` : ''}` +
+    `${result.kill9 ? 'with kill -9 of the owner' : 'no failure'} | ${result.edges} x ${result.clients / result.edges} | ` +
     `${n(result.monthlyQuota)} | ${n(result.admitted)} | ${result.extra} | ${result.lost} (bound: one chunk, ${result.chunk}) | ` +
     `${n(result.ledgerUsed)} | ${n(result.sandboxRequests)} | ${outcomes} | ${kill} | ${met(result.met)} |`
   );
@@ -319,6 +320,8 @@ function accuracyMarkdown(section: AccuracySection): string[] {
       `${section.quota.clients / section.quota.edges} closed-loop clients each until it is told quota_exceeded. ` +
       `The crash run uses a second key and kill -9s the quota-actor that owns the key's partition once ` +
       `${pct(section.settings.killAtShare)} of the quota was admitted; the other actor takes the partition over. ` +
+      'The customer run drains two keys of one customer (the quota is the customer’s), owned by the two actor ' +
+      'nodes, and kill -9s the owner of the first. ' +
       '`lost` = units the ledger counts that were never admitted (the dead owner’s unused reservation, counted ' +
       'against the customer by design).',
     '',
@@ -326,6 +329,7 @@ function accuracyMarkdown(section: AccuracySection): string[] {
     '|---|---|---|---|---|---|---|---|---|---|---|',
     quotaLine(section.quota),
     quotaLine(section.quotaCrash),
+    ...(section.customerCrash ? [quotaLine(section.customerCrash)] : []),
     '',
   ];
 }

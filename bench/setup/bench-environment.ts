@@ -137,8 +137,6 @@ export class BenchEnvironment {
       log(`seed: ${options.loadKeys} load keys, a hot key and two block-mode quota keys`);
       const loadCustomer = await fixtures.customer('business');
       const connection = await fixtures.videoAdsConnection(loadCustomer.customer_id);
-      const quotaCustomer = await fixtures.customer('growth');
-      const quotaConnection = await fixtures.videoAdsConnection(quotaCustomer.customer_id);
       const seed = async (
         customerId: string,
         accountId: string,
@@ -172,10 +170,12 @@ export class BenchEnvironment {
           )),
         );
       }
-      const quotaKeys = {
-        plain: await seed(quotaCustomer.customer_id, quotaConnection.accountId),
-        crash: await seed(quotaCustomer.customer_id, quotaConnection.accountId),
+      // The quota is the customer's: each block-mode run gets a customer of its own.
+      const quotaKey = async () => {
+        const customer = await fixtures!.customer('growth');
+        return seed(customer.customer_id, (await fixtures!.videoAdsConnection(customer.customer_id)).accountId);
       };
+      const quotaKeys = { plain: await quotaKey(), crash: await quotaKey() };
       const environment = new BenchEnvironment(
         nats,
         mongo,
