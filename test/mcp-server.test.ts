@@ -361,7 +361,7 @@ describe('MCP - find_endpoint (spec 4.3 rule 5)', () => {
     ['gives a garbled answer', 'ai_malformed'],
     ['proposes an offlist path', 'ai_invalid'],
     ['proposes badparams', 'ai_invalid'],
-  ])('falls back to keyword matching when the AI %s', async (what, reason) => {
+  ])('falls back to keyword matching when the AI %s, and gives the suggestion back', async (what, reason) => {
     const { secret } = await keyWithOneConnection();
     const client = await connect(mcpAi, secret);
     const result = await call(client, 'find_endpoint', { question: `spend per campaign last 7 days (${what})` });
@@ -369,6 +369,31 @@ describe('MCP - find_endpoint (spec 4.3 rule 5)', () => {
       source: 'keyword',
       fallback_reason: reason,
       suggestion: { path: REPORT, params: { data_level: 'AUCTION_CAMPAIGN', dimensions: ['campaign_id'] } },
+      suggestions_left: 100,
+    });
+    expect((await call(client, 'check_quota')).structuredContent).toMatchObject({
+      suggestions: { allowance: 100, used: 0, remaining: 100 },
+    });
+  });
+
+  it("draws suggestions from the customer's allowance, whichever of its keys asks", async () => {
+    const { secret, customer, connection } = await keyWithOneConnection('growth');
+    const other = await fixtures.key({ customerId: customer.customer_id, accountIds: [connection.accountId] });
+    const first = await connect(mcpAi, secret);
+    expect(
+      (await call(first, 'find_endpoint', { question: 'campaign spend last week' })).structuredContent,
+    ).toMatchObject({
+      source: 'ai',
+    });
+    const second = await connect(mcpAi, other.secret);
+    expect(
+      (await call(second, 'find_endpoint', { question: 'campaign spend last week' })).structuredContent,
+    ).toMatchObject({
+      source: 'keyword',
+      fallback_reason: 'allowance_used_up',
+    });
+    expect((await call(second, 'check_quota')).structuredContent).toMatchObject({
+      suggestions: { used: 1, remaining: 0 },
     });
   });
 
