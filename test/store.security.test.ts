@@ -495,9 +495,20 @@ describe('store', () => {
     it("sums a customer's month from each key's own count, so units carried over by rotation count once", async () => {
       const month = '2030-07';
       const raw = store.connection.db!.collection<{ _id: string } & Record<string, unknown>>('monthly_usage');
-      // dg_live_share001 was rotated into dg_live_share002 (carryOver copied its 7 units); 002 then counted 5 more.
+      // dg_live_share001 was rotated into dg_live_share002 before counts were the customer's: rotation then copied
+      // its 7 units into the new key's document as carried_over; 002 then counted 5 more.
       await store.usage.add('dg_live_share001', new Date('2030-07-02T10:00:00Z'), 7);
-      await store.usage.carryOver('dg_live_share001', 'dg_live_share002', month);
+      await raw.insertOne({
+        _id: monthlyUsageId('dg_live_share002', month),
+        key_id: 'dg_live_share002',
+        month,
+        used: 7,
+        reserved: 7,
+        suggestions_used: 0,
+        carried_over: 7,
+        days: {},
+        epoch: 0,
+      });
       await store.usage.add('dg_live_share002', new Date('2030-07-03T10:00:00Z'), 5);
       // Written as the quota-actor's ledger writes it: suggestions, no carried_over field at all.
       await raw.insertOne({

@@ -18,7 +18,10 @@ export interface MonthlyUsageDocument {
   reserved: number;
   /** find_endpoint AI suggestions used this month (spec 4.3 rule 5). */
   suggestions_used: number;
-  /** Units inherited from the key this one replaced by rotation. */
+  /**
+   * Units rotation copied from the key this one replaced, in documents written before the quota became the
+   * customer's; they are the old key's share, not this one's. Nothing writes it any more.
+   */
   carried_over: number;
   /** Lease epoch of the owner that last opened the month; the owner's writes are conditional on it (fencing). */
   epoch: number;

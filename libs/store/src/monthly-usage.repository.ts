@@ -73,37 +73,6 @@ export class MonthlyUsageRepository {
     return toUsageRecord(doc, keyId, month);
   }
 
-  /**
-   * Rotation keeps the month's count: the new key starts from the old key's total (spec 3 rotates a key, not a
-   * quota). Per-day counts stay with the old key, so a customer's daily sum counts nothing twice. Call it after the
-   * old key's owner acknowledged the revocation (its usage is flushed) and before the new secret is handed out.
-   */
-  async carryOver(fromKeyId: string, toKeyId: string, month: string): Promise<void> {
-    requireString(fromKeyId, 'key_id');
-    requireString(toKeyId, 'key_id');
-    requireMonth(month);
-    const source = await this.usage.findOne({ _id: monthlyUsageId(fromKeyId, month) }).lean();
-    if (!source || !source.used) return;
-    await this.lock.run(`monthly_usage:${toKeyId}:${month}`, () =>
-      this.usage.updateOne(
-        { _id: monthlyUsageId(toKeyId, month) },
-        {
-          $setOnInsert: {
-            key_id: toKeyId,
-            month,
-            used: source.used,
-            reserved: source.used,
-            suggestions_used: source.suggestions_used ?? 0,
-            carried_over: source.used,
-            days: {},
-            epoch: 0,
-          },
-        },
-        { upsert: true },
-      ),
-    );
-  }
-
   /** The key's usage in a month; zero when nothing was counted. */
   async get(keyId: string, month: string): Promise<MonthlyUsageRecord> {
     requireString(keyId, 'key_id');
@@ -114,8 +83,8 @@ export class MonthlyUsageRepository {
 
   /**
    * The month of a customer's keys (pass all of them, revoked and rotated ones too: their units stay spent). Each
-   * key's share is its own count: `used` minus `carried_over`, which carryOver copied from the key it replaced and
-   * which that key's own document still counts, so the sum counts every unit once. Suggestions have no carried-over
+   * key's share is its own count: `used` minus `carried_over`, which rotation copied from the key it replaced until
+   * counts became the customer's, and which that key's own document still counts, so the sum counts every unit once. Suggestions have no carried-over
    * field, so each document's `suggestions_used` is taken as it is. One read by `_id` (FerretDB runs `_id` filters
    * without scanning the collection).
    */
