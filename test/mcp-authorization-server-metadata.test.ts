@@ -1,4 +1,4 @@
-import { freePort, startGatewayCluster, type GatewayCluster, type RunningService } from '@gateway/testing';
+import { closedPort, startGatewayCluster, type GatewayCluster, type RunningService } from '@gateway/testing';
 import { discoverAuthorizationServerMetadata } from '@modelcontextprotocol/sdk/client/auth.js';
 import { rawRequest, startOAuthWithMcp, testDatabaseUri, testNatsUrl } from './harness';
 
@@ -26,7 +26,7 @@ beforeAll(async () => {
     },
   }));
   // An authorization server nobody listens on.
-  unreachableMcp = await cluster.startMcp({ AUTHORIZATION_SERVER_URL: `http://127.0.0.1:${await freePort()}` });
+  unreachableMcp = await cluster.startMcp({ AUTHORIZATION_SERVER_URL: `http://127.0.0.1:${await closedPort()}` });
 }, 180_000);
 
 afterAll(async () => {

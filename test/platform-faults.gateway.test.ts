@@ -116,6 +116,13 @@ function expectProblem(response: RawResponse, status: number, code: string): voi
   }).toEqual({ status, contentType: 'application/problem+json', code });
 }
 
+/** The customer's quota_used, as /v1/me reports it. */
+async function quotaUsed(provider: Provider): Promise<number> {
+  const { secret } = await keyFor(provider);
+  const response = await rawRequest(edge, '/v1/me', { headers: { 'X-API-Key': secret } });
+  return response.json<{ quota_used: number }>().quota_used;
+}
+
 async function proxyRssBytes(): Promise<number> {
   const text = await (await fetch(`${cluster.proxy.urls.http}/metrics`)).text();
   const line = /^gateway_process_resident_memory_bytes(?:\{[^}]*\})? (\S+)$/m.exec(text);
@@ -164,13 +171,18 @@ describe.each(['video-ads', 'search-ads'] as const)('REST gateway - %s platform 
   it.each([
     ['truncated', 'truncated'],
     ['reset', 'reset'],
-  ])('%s: 502 platform_unreachable, at once', async (_name, kind) => {
-    const fault = await addFault(provider, { kind });
-    const { response, elapsedMs } = await read(provider);
-    expectProblem(response, 502, 'platform_unreachable');
-    expect(elapsedMs).toBeLessThan(DEADLINE_MS + SLACK_MS);
-    expect(await faultHits(fault.id)).toBe(1);
-  });
+  ])(
+    '%s: 502 platform_connection_lost at once, and counted (the request reached the platform)',
+    async (_name, kind) => {
+      const before = await quotaUsed(provider);
+      const fault = await addFault(provider, { kind });
+      const { response, elapsedMs } = await read(provider);
+      expectProblem(response, 502, 'platform_connection_lost');
+      expect(elapsedMs).toBeLessThan(DEADLINE_MS + SLACK_MS);
+      expect(await faultHits(fault.id)).toBe(1);
+      expect(await quotaUsed(provider)).toBe(before + 1);
+    },
+  );
 
   it('huge: 502 platform_answer_too_large; provider-proxy does not hold the answer', async () => {
     const before = await proxyRssBytes();
@@ -186,7 +198,7 @@ describe.each(['video-ads', 'search-ads'] as const)('REST gateway - %s platform 
 
   it('after the faults are cleared the same read answers normally again', async () => {
     await addFault(provider, { kind: 'reset', count: 1 });
-    expectProblem((await read(provider)).response, 502, 'platform_unreachable');
+    expectProblem((await read(provider)).response, 502, 'platform_connection_lost');
     expect((await read(provider)).response.status).toBe(200);
   });
 });

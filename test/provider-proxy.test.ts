@@ -11,7 +11,7 @@ import {
   type ProviderCaller,
 } from '@gateway/proto';
 import { CredentialCipher, openStore, type Store } from '@gateway/store';
-import { freePort, startService, type RunningService } from '@gateway/testing';
+import { closedPort, startService, type RunningService } from '@gateway/testing';
 import { testDatabaseUri } from './harness';
 
 jest.setTimeout(120_000);
@@ -110,7 +110,7 @@ describe('provider-proxy against the platform sandbox', () => {
       socket.on('close', () => blackHoleSockets.delete(socket));
     });
     await new Promise<void>((resolve) => blackHole.listen(0, '127.0.0.1', resolve));
-    const closedPort = await freePort();
+    const refusingPort = await closedPort();
 
     const sandboxEnv = { SANDBOX_APP_ID: APP_ID, SANDBOX_APP_SECRET: APP_SECRET, LOG_LEVEL: 'info' };
     [sandbox, slowSandbox] = await Promise.all([
@@ -133,7 +133,7 @@ describe('provider-proxy against the platform sandbox', () => {
       startProxy({ VIDEO_ADS_BASE_URL: slowSandbox.url, VIDEO_ADS_APP_QPS: '3', QPS_MAX_WAIT_MS: '10000' }),
       startProxy({ VIDEO_ADS_BASE_URL: slowSandbox.url, VIDEO_ADS_APP_QPS: '50' }),
       startProxy({ VIDEO_ADS_BASE_URL: `http://127.0.0.1:${(blackHole.address() as AddressInfo).port}` }),
-      startProxy({ VIDEO_ADS_BASE_URL: `http://127.0.0.1:${closedPort}` }),
+      startProxy({ VIDEO_ADS_BASE_URL: `http://127.0.0.1:${refusingPort}` }),
     ]);
   });
 

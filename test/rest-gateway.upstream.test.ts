@@ -1,4 +1,4 @@
-import { freePort, GatewayFixtures, startGatewayCluster, startService, type GatewayCluster } from '@gateway/testing';
+import { closedPort, GatewayFixtures, startGatewayCluster, startService, type GatewayCluster } from '@gateway/testing';
 import { createServer, type Server, type Socket } from 'node:net';
 import { rawRequest, testDatabaseUri, testNatsUrl, type RawResponse } from './harness';
 
@@ -18,7 +18,7 @@ beforeAll(async () => {
   blackHole = createServer((socket) => heldSockets.add(socket)); // accepts, never answers
   await new Promise<void>((resolve) => blackHole.listen(0, '127.0.0.1', resolve));
   const blackHoleUrl = `http://127.0.0.1:${(blackHole.address() as { port: number }).port}`;
-  const closedUrl = `http://127.0.0.1:${await freePort()}`;
+  const closedUrl = `http://127.0.0.1:${await closedPort()}`;
 
   cluster = await startGatewayCluster({
     mongoUri,
@@ -47,7 +47,7 @@ beforeAll(async () => {
   edges.unreachable = (
     await cluster.startEdge({ PROVIDER_PROXY_ADDRESS: new URL(unreachableProxy.urls.grpc!).host })
   ).url;
-  edges.proxyDown = (await cluster.startEdge({ PROVIDER_PROXY_ADDRESS: `127.0.0.1:${await freePort()}` })).url;
+  edges.proxyDown = (await cluster.startEdge({ PROVIDER_PROXY_ADDRESS: `127.0.0.1:${await closedPort()}` })).url;
   fixtures = await GatewayFixtures.open(cluster, mongoUri, testNatsUrl());
 }, 120_000);
 

@@ -226,10 +226,12 @@ async function quotaRun(
   for (const client of clients) client.close();
   await sleep(USAGE_FLUSH_MS + 500); // one usage flush interval of the actors (their default) and then some
   const month = new Date().toISOString().slice(0, 7);
-  const ledgerUsed = (await env.fixtures.store.usage.customerMonth(
-    keys.map((key) => key.keyId),
-    month,
-  )).used;
+  const ledgerUsed = (
+    await env.fixtures.store.usage.customerMonth(
+      keys.map((key) => key.keyId),
+      month,
+    )
+  ).used;
   const sandboxRequests = (await sandboxSeq(env)) - seqBefore;
   const admitted = counter.ok;
   const extra = Math.max(0, admitted - quota);

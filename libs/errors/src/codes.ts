@@ -27,6 +27,10 @@ export const ERROR_CATALOGUE = {
   unsupported_media_type: { status: 415, title: 'The request body must be application/json' },
   headers_too_large: { status: 431, title: 'The request headers are too large' },
   platform_unreachable: { status: 502, title: 'The platform could not be reached' },
+  platform_connection_lost: {
+    status: 502,
+    title: 'The connection to the platform broke before its answer was complete; the request may have reached it',
+  },
   platform_timeout: { status: 504, title: 'The platform did not answer in time' },
   platform_answer_too_large: { status: 502, title: 'The platform answer is larger than the gateway passes on' },
   connection_unavailable: { status: 502, title: 'The connection has no usable platform credentials' },

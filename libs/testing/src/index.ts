@@ -1,4 +1,4 @@
-export { freePort } from './free-port';
+export { closedPort, freePort } from './free-port';
 export { ensureNats, probeNats, DEFAULT_NATS_URL } from './nats.infra';
 export type { EnsureNatsOptions, NatsHandle } from './nats.infra';
 export { ensureMongo, pingMongo } from './mongo.infra';

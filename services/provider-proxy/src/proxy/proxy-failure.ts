@@ -8,6 +8,7 @@ export type ProxyFailureCode = Extract<
   | 'connection_unavailable'
   | 'connection_needs_regrant'
   | 'platform_unreachable'
+  | 'platform_connection_lost'
   | 'platform_timeout'
   | 'platform_answer_too_large'
   | 'platform_busy'

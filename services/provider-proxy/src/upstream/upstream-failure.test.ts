@@ -13,10 +13,10 @@ describe('upstream failure mapping', () => {
     [new errors.ConnectTimeoutError(), 'platform_timeout'],
     [systemError('ECONNREFUSED', 'connect ECONNREFUSED 10.0.0.1:443'), 'platform_unreachable'],
     [systemError('ENOTFOUND', 'getaddrinfo ENOTFOUND business-api.example'), 'platform_unreachable'],
-    [systemError('ECONNRESET', 'read ECONNRESET'), 'platform_unreachable'],
-    [new errors.SocketError('other side closed'), 'platform_unreachable'],
+    [systemError('ECONNRESET', 'read ECONNRESET'), 'platform_connection_lost'],
+    [new errors.SocketError('other side closed'), 'platform_connection_lost'],
     [Object.assign(new Error('fetch failed'), { cause: systemError('EAI_AGAIN', 'x') }), 'platform_unreachable'],
-    [systemError('HPE_INVALID_CONSTANT', 'Expected HTTP/'), 'platform_unreachable'],
+    [systemError('HPE_INVALID_CONSTANT', 'Expected HTTP/'), 'platform_connection_lost'],
     [new TypeError('x is not a function'), 'internal_error'],
   ])('maps %p to %s', (error, code) => {
     expect(upstreamFailure(error, 'video-ads', '/v1.3/campaign/get/').code).toBe(code);

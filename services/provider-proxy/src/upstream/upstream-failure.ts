@@ -17,14 +17,11 @@ const TIMEOUT_CODES = new Set([
 ]);
 
 /**
- * Errors that prove the platform could not be reached or broke the exchange: refused, reset or closed
- * sockets, DNS failures, unroutable networks, TLS failures, malformed HTTP.
+ * Errors of the connection phase: no byte of the request can have reached the platform (refused, DNS, unroutable,
+ * TLS refused before any request). Only these give the quota unit back (docs/rest.md, "Limits").
  */
 const UNREACHABLE_CODES = new Set([
   'ECONNREFUSED',
-  'ECONNRESET',
-  'ECONNABORTED',
-  'EPIPE',
   'ENOTFOUND',
   'EAI_AGAIN',
   'EAI_FAIL',
@@ -34,12 +31,6 @@ const UNREACHABLE_CODES = new Set([
   'ENETUNREACH',
   'ENETDOWN',
   'EADDRNOTAVAIL',
-  'UND_ERR_SOCKET',
-  'UND_ERR_CLOSED',
-  'UND_ERR_DESTROYED',
-  'UND_ERR_HEADERS_OVERFLOW',
-  'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
-  'UND_ERR_INFO',
   'ERR_TLS_CERT_ALTNAME_INVALID',
   'CERT_HAS_EXPIRED',
   'DEPTH_ZERO_SELF_SIGNED_CERT',
@@ -47,6 +38,22 @@ const UNREACHABLE_CODES = new Set([
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
   'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
   'ERR_SSL_WRONG_VERSION_NUMBER',
+]);
+
+/**
+ * Errors of a connection that broke during the exchange (reset, closed, cut short, malformed HTTP): the request may
+ * have reached the platform, so it counts, as any forwarded request does.
+ */
+const CONNECTION_LOST_CODES = new Set([
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_DESTROYED',
+  'UND_ERR_HEADERS_OVERFLOW',
+  'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
+  'UND_ERR_INFO',
 ]);
 
 /** The error's `code`, looking through `cause` chains (undici wraps socket errors). */
@@ -73,8 +80,14 @@ export function upstreamFailure(error: unknown, provider: string, endpointPath: 
   if (code !== undefined && TIMEOUT_CODES.has(code)) {
     return failure('platform_timeout', `${provider} did not answer ${endpointPath} in time (${code})`);
   }
-  if (code !== undefined && (UNREACHABLE_CODES.has(code) || code.startsWith('HPE_') || code.startsWith('ERR_SSL'))) {
+  if (code !== undefined && (UNREACHABLE_CODES.has(code) || code.startsWith('ERR_SSL'))) {
     return failure('platform_unreachable', `${provider} could not be reached for ${endpointPath} (${code})`);
+  }
+  if (code !== undefined && (CONNECTION_LOST_CODES.has(code) || code.startsWith('HPE_'))) {
+    return failure(
+      'platform_connection_lost',
+      `the connection to ${provider} broke during ${endpointPath} before a complete answer (${code})`,
+    );
   }
   return failure('internal_error', `the call to ${provider} for ${endpointPath} failed unexpectedly`);
 }
