@@ -141,6 +141,7 @@ function encodeVerdict(verdict: Verdict): Wire {
     optional(verdict.retryAfterSeconds),
     verdict.rate ? encodeRate(verdict.rate) : null,
     verdict.quota ? encodeQuota(verdict.quota) : null,
+    optional(verdict.holdMs),
   ];
 }
 
@@ -163,7 +164,8 @@ function decodeVerdict(wire: Wire): Verdict {
     if (suggestions !== null) admit.suggestions = suggestions;
     return admit;
   }
-  const [, code, keyId, detail, retryAfterSeconds, rate, quota] = wire as [
+  // holdMs is last and may be missing: a verdict of an owner that does not set it holds nothing.
+  const [, code, keyId, detail, retryAfterSeconds, rate, quota, holdMs] = wire as [
     0,
     GatewayErrorCode,
     string | null,
@@ -171,6 +173,7 @@ function decodeVerdict(wire: Wire): Verdict {
     number | null,
     RateWire | null,
     QuotaWire | null,
+    number | null | undefined,
   ];
   const reject: Verdict = { ok: false, code };
   if (keyId !== null) reject.keyId = keyId;
@@ -178,6 +181,7 @@ function decodeVerdict(wire: Wire): Verdict {
   if (retryAfterSeconds !== null) reject.retryAfterSeconds = retryAfterSeconds;
   if (rate !== null) reject.rate = decodeRate(rate);
   if (quota !== null) reject.quota = decodeQuota(quota);
+  if (holdMs !== null && holdMs !== undefined) reject.holdMs = holdMs;
   return reject;
 }
 

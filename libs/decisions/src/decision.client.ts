@@ -14,10 +14,12 @@ import {
 import {
   DEFAULT_PARTITIONS,
   DEFAULT_SUBJECT_PREFIX,
+  keyChangedSubject,
   nodeDecideSubject,
   partitionOf,
   partitionSubjects,
 } from './partitions';
+import { RefusalHold } from './refusal-hold';
 import { NoRespondersError, ReplyInbox, ReplyTimeoutError } from './reply-inbox';
 import type { DecisionRequest, Verdict } from './verdict';
 
@@ -31,6 +33,13 @@ export interface DecisionClientOptions {
    * lease takeover time so a failover is invisible to callers.
    */
   retryBudgetMs?: number;
+  /**
+   * Refuse again, without asking, what the owner said it would refuse for a while (RefusalHold): the edges and
+   * mcp-server, which take the traffic of keys over their rate or quota. Subscribes to key changes.
+   */
+  holdRefusals?: boolean;
+  /** Sees each refusal answered from a hold (metrics). */
+  onHeldRefusal?: (verdict: Verdict) => void;
 }
 
 interface Pending {
@@ -66,6 +75,8 @@ export class DecisionClient {
   /** partition -> node id of its owner, as the last answer for that partition said. */
   private readonly owners = new Map<number, string>();
   private readonly inbox: ReplyInbox;
+  private readonly hold: RefusalHold | undefined;
+  private readonly onHeldRefusal: ((verdict: Verdict) => void) | undefined;
 
   constructor(nc: NatsConnection, options: DecisionClientOptions = {}) {
     this.inbox = new ReplyInbox(nc);
@@ -73,9 +84,32 @@ export class DecisionClient {
     this.prefix = options.subjectPrefix ?? DEFAULT_SUBJECT_PREFIX;
     this.requestTimeoutMs = options.requestTimeoutMs ?? 750;
     this.retryBudgetMs = options.retryBudgetMs ?? 4_000;
+    this.onHeldRefusal = options.onHeldRefusal;
+    if (options.holdRefusals) {
+      const hold = new RefusalHold();
+      this.hold = hold;
+      nc.subscribe(keyChangedSubject(this.prefix), {
+        callback: (_error, msg) => hold.forget(new TextDecoder().decode(msg.data)),
+      });
+    }
   }
 
   decide(request: DecisionRequest): Promise<Verdict> {
+    const hold = this.hold;
+    if (!hold) return this.ask(request);
+    const sentAt = Date.now();
+    const held = hold.refusalFor(request, sentAt);
+    if (held) {
+      this.onHeldRefusal?.(held);
+      return Promise.resolve(held);
+    }
+    return this.ask(request).then((verdict) => {
+      if (!verdict.ok) hold.remember(request, verdict, sentAt, Date.now());
+      return verdict;
+    });
+  }
+
+  private ask(request: DecisionRequest): Promise<Verdict> {
     return new Promise((resolve) => {
       const partition = partitionOf(request.keyHash, this.partitions);
       const queue = this.queued.get(partition);

@@ -1,6 +1,7 @@
 export {
   DEFAULT_PARTITIONS,
   DEFAULT_SUBJECT_PREFIX,
+  keyChangedSubject,
   nodeDecideSubject,
   partitionOf,
   partitionSubjects,
@@ -35,6 +36,7 @@ export type {
   ControlReply,
 } from './codec';
 export { DecisionClient } from './decision.client';
+export { RefusalHold } from './refusal-hold';
 export type { DecisionClientOptions } from './decision.client';
 export { KeyLifecycle } from './key-lifecycle';
 export type { KeyLifecycleDeps } from './key-lifecycle';

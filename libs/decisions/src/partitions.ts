@@ -28,3 +28,11 @@ export function partitionSubjects(prefix: string, partition: number): PartitionS
 export function nodeDecideSubject(prefix: string, nodeId: string): string {
   return `${prefix}.node.${nodeId.replace(/[^A-Za-z0-9_-]/g, '_')}.decide`;
 }
+
+/**
+ * Where owners announce that a key changed (created, edited, revoked, rotated, its plan changed): callers holding a
+ * refusal for it (RefusalHold) drop it, so nobody is refused longer than the owner would refuse them.
+ */
+export function keyChangedSubject(prefix: string): string {
+  return `${prefix}.key_changed`;
+}

@@ -102,6 +102,12 @@ export interface Reject {
   retryAfterSeconds?: number;
   rate?: RateState;
   quota?: QuotaState;
+  /**
+   * Milliseconds during which the owner will refuse the same request again (same key, and for rate and quota the
+   * same address, provider and account): a caller may refuse it itself that long without asking (RefusalHold);
+   * a key change ends it earlier (the owner announces it on keyChangedSubject).
+   */
+  holdMs?: number;
 }
 
 export type Verdict = Admit | Reject;

@@ -1,4 +1,4 @@
-import { commonEnv, durationMsFromEnv, listFromEnv, portFromEnv } from '@gateway/config';
+import { commonEnv, durationMsFromEnv, listFromEnv, portFromEnv, booleanFromEnv } from '@gateway/config';
 import { DEFAULT_PARTITIONS, DEFAULT_SUBJECT_PREFIX } from '@gateway/decisions';
 import { z } from 'zod';
 
@@ -20,6 +20,11 @@ export const ConfigSchema = z.object({
   UPSTREAM_TIMEOUT_MS: durationMsFromEnv(30_000),
   /** How long a decision may wait for a partition owner (covers an actor failover) before 503. */
   DECISION_BUDGET_MS: durationMsFromEnv(4_000),
+  /**
+   * Refuse again without asking what the quota-actor said it would refuse for a while (an unknown key, a key over
+   * its rate until its next unit, a used-up block quota for up to a minute); a key change ends it at once.
+   */
+  HOLD_REFUSALS: booleanFromEnv(true),
   /**
    * Addresses (CIDRs) of reverse proxies whose X-Forwarded-For is believed. Empty: the socket address is the
    * client address, whatever the headers say (spec 5.1 rule 5 must not be bypassable by a header).

@@ -40,11 +40,19 @@ export async function startEdgeAuth(config: Config, logger: Logger): Promise<Edg
   const decisionStage = stageDuration.labels('decision');
   const providerStage = stageDuration.labels('provider');
 
+  const heldRefusals = createCounter<'code'>(registry, {
+    name: 'edge_held_refusals_total',
+    help: 'Refusals the edge repeated itself, without asking the quota-actor, while the actor said they hold.',
+    labelNames: ['code'],
+  });
+
   const nc: NatsConnection = await connectNats(config.NATS_URL, 'edge-auth');
   const decisions = new DecisionClient(nc, {
     partitions: config.PARTITIONS,
     subjectPrefix: config.SUBJECT_PREFIX,
     retryBudgetMs: config.DECISION_BUDGET_MS,
+    holdRefusals: config.HOLD_REFUSALS,
+    onHeldRefusal: (verdict) => heldRefusals.inc({ code: verdict.ok ? 'ok' : verdict.code }),
   });
   const caller: ProviderCaller = createProviderCaller({
     transport: config.PROVIDER_PROXY_TRANSPORT,

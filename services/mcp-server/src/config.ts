@@ -1,4 +1,4 @@
-import { commonEnv, durationMsFromEnv, listFromEnv, portFromEnv } from '@gateway/config';
+import { commonEnv, durationMsFromEnv, listFromEnv, portFromEnv, booleanFromEnv } from '@gateway/config';
 import { DEFAULT_PARTITIONS, DEFAULT_SUBJECT_PREFIX } from '@gateway/decisions';
 import { z } from 'zod';
 
@@ -57,6 +57,11 @@ export const ConfigSchema = z
     SUBJECT_PREFIX: z.string().default(DEFAULT_SUBJECT_PREFIX),
     /** How long a decision may wait for a partition owner (covers an actor failover) before 503. */
     DECISION_BUDGET_MS: durationMsFromEnv(4_000),
+    /**
+     * Refuse again without asking what the quota-actor said it would refuse for a while (an unknown key, a key over
+     * its rate until its next unit, a used-up block quota for up to a minute); a key change ends it at once.
+     */
+    HOLD_REFUSALS: booleanFromEnv(true),
     /** host:port of provider-proxy's gRPC listener. */
     PROVIDER_PROXY_ADDRESS: z.string().min(1),
     /** stream: requests multiplexed over long-lived Exchange streams (faster); unary: one Fetch per request. */

@@ -54,6 +54,7 @@ export async function startMcpService(
     partitions: config.PARTITIONS,
     subjectPrefix: config.SUBJECT_PREFIX,
     retryBudgetMs: config.DECISION_BUDGET_MS,
+    holdRefusals: config.HOLD_REFUSALS,
   });
   const caller: ProviderCaller = createProviderCaller({
     transport: config.PROVIDER_PROXY_TRANSPORT,

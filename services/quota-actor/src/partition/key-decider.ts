@@ -25,6 +25,13 @@ export interface UsageAccess {
 const EXHAUSTED_RECHECK_MS = 1_000;
 
 /**
+ * How long callers may refuse a key whose customer used up the month without asking (Reject.holdMs). Not until the
+ * month ends: units given back by another key's owner (a handover) or a plan change read by the background refresh
+ * can make room, and a key change is announced at once anyway.
+ */
+export const QUOTA_HOLD_MS = 60_000;
+
+/**
  * Decides one request for one key. The order is documented in docs/rest.md ("Order of checks") and pinned by
  * tests: key -> address -> rate -> provider -> path -> account -> quota. Rate counts every request of a valid key
  * from an allowed address, including ones the gateway then rejects; only forwarded requests count toward the quota.
@@ -74,6 +81,8 @@ function decideWithUsage(
       retryAfterSeconds: Math.max(1, Math.ceil(rate.retryAfterMs / 1000)),
       rate: rate.state,
       quota,
+      // The bucket has no unit before then, and a refused request takes none: the same answer until then.
+      holdMs: Math.ceil(rate.retryAfterMs),
     };
   }
 
@@ -173,6 +182,7 @@ function quotaExceeded(keyId: string, admit: Admit, nowMs: number): Reject {
     // Refused because the customer's allowance is used up, whatever the others' last-read figures say.
     quota: { ...admit.quota, used: Math.max(admit.quota.used, admit.quota.limit), remaining: 0 },
     detail: 'the monthly quota is used up; it resets at the start of the next calendar month (UTC)',
+    holdMs: Math.min(QUOTA_HOLD_MS, secondsToMonthEnd(nowMs) * 1000),
   };
 }
 

@@ -3,6 +3,7 @@ import {
   batchReplyCodec,
   controlCodec,
   controlReplyCodec,
+  keyChangedSubject,
   partitionSubjects,
   type ControlMessage,
   type DecisionBatch,
@@ -301,14 +302,18 @@ export class PartitionActor {
     }
     if (verdict instanceof Promise) {
       return verdict.then(
-        (decided) => this.decided(decided),
+        (decided) => this.decided(decided, entry),
         (error: unknown) => this.failed(error),
       );
     }
-    return this.decided(verdict);
+    return this.decided(verdict, entry);
   }
 
-  private decided(verdict: Verdict): Verdict {
+  private decided(verdict: Verdict, entry?: KeyEntry): Verdict {
+    // An unknown key stays unknown here until the negative cache runs out (or the key is created, announced).
+    if (!verdict.ok && verdict.code === 'invalid_api_key' && entry?.record === null) {
+      verdict.holdMs = Math.max(0, this.deps.negativeTtlMs - (Date.now() - entry.loadedAtMs));
+    }
     this.deps.onDecision?.(verdict);
     return verdict;
   }
@@ -331,8 +336,13 @@ export class PartitionActor {
       return;
     }
     const message: ControlMessage = controlCodec.decode(msg.data);
-    if (message.op === 'key_changed') await this.reload(message.keyHash);
-    else if (message.op === 'refund_suggestion') await this.refundSuggestion(message.keyHash);
+    if (message.op === 'key_changed') {
+      await this.reload(message.keyHash);
+      // Before the acknowledgement: callers drop their held refusals of the key (RefusalHold) by the time the
+      // change is reported done.
+      this.deps.nc.publish(keyChangedSubject(this.deps.subjectPrefix), message.keyHash);
+      await this.deps.nc.flush();
+    } else if (message.op === 'refund_suggestion') await this.refundSuggestion(message.keyHash);
     else this.entries.get(message.keyHash)?.usage?.refund(Date.now(), message.count);
     msg.respond(controlReplyCodec.encode({ ok: true }));
   }
@@ -398,7 +408,12 @@ export class PartitionActor {
       const record = await this.deps.loader.loadDecisionRecord(hash);
       // Applied in the partition's queue, between decisions, never in the middle of one.
       this.enqueue(async () => {
+        const before = this.entries.get(hash)?.record;
         this.upsertEntry(hash, record);
+        // A change nobody announced (a plan changed in the database): held refusals of the key end here.
+        if (JSON.stringify(before) !== JSON.stringify(record)) {
+          this.deps.nc.publish(keyChangedSubject(this.deps.subjectPrefix), hash);
+        }
       });
     } catch (error) {
       this.deps.logger.warn({ err: error, partition: this.partition }, 'background key refresh failed');
