@@ -1,13 +1,12 @@
 import { ROOT_CONTEXT } from '@opentelemetry/api';
 import type { handleBidiStreamingCall } from '@grpc/grpc-js';
-import {
-  PROXY_DRAINING_FAILURE,
-  type ClientFrame__Output,
-  type ClientFrames__Output,
-  type FetchRequest__Output,
-  type ResponseHead,
-  type ServerFrame,
-  type ServerFrames,
+import type {
+  ClientFrame__Output,
+  ClientFrames__Output,
+  FetchRequest__Output,
+  ResponseHead,
+  ServerFrame,
+  ServerFrames,
 } from '@gateway/proto';
 import type { Logger } from '@gateway/telemetry';
 import type { ProxyMetrics } from '../ops/proxy.metrics';
@@ -117,8 +116,7 @@ class ExchangeSession {
       return;
     }
     if (this.draining) {
-      // The caller sends it again elsewhere when it sees exactly this failure (StreamProviderCaller).
-      void this.writeEnd(id, failure(PROXY_DRAINING_FAILURE.code, PROXY_DRAINING_FAILURE.detail));
+      void this.writeEnd(id, failure('service_unavailable', 'the provider-proxy is shutting down; retry'));
       return;
     }
     const controller = new AbortController();
