@@ -17,7 +17,14 @@ export interface NginxBaseline {
 export async function startNginx(
   nginx: string,
   workDir: string,
-  options: { upstream: URL; token: string; rps: number; burst: number },
+  options: {
+    upstream: URL;
+    token: string;
+    rps: number;
+    burst: number;
+    /** A second location, /v1/refuse/video-ads/, limited this way: the refusal path benchmark's keys. */
+    refusal?: { rps: number; burst: number };
+  },
 ): Promise<NginxBaseline> {
   const prefix = join(workDir, 'nginx');
   await mkdir(join(prefix, 'logs'), { recursive: true });
@@ -39,6 +46,7 @@ http {
   uwsgi_temp_path ${prefix}/uwsgi;
   scgi_temp_path ${prefix}/scgi;
   limit_req_zone $http_x_api_key zone=per_key:10m rate=${options.rps}r/s;
+  limit_req_zone $http_x_api_key zone=refuse:10m rate=${options.refusal?.rps ?? 1}r/s;
   limit_req_status 429;
   upstream platform {
     server ${options.upstream.host};
@@ -48,6 +56,14 @@ http {
     listen 127.0.0.1:${port};
     location /v1/video-ads/ {
       limit_req zone=per_key burst=${options.burst} nodelay;
+      proxy_pass http://platform/open_api/;
+      proxy_http_version 1.1;
+      proxy_set_header Connection "";
+      proxy_set_header X-API-Key "";
+      proxy_set_header Access-Token "${options.token}";
+    }
+    location /v1/refuse/video-ads/ {
+      limit_req zone=refuse burst=${options.refusal?.burst ?? 1} nodelay;
       proxy_pass http://platform/open_api/;
       proxy_http_version 1.1;
       proxy_set_header Connection "";
@@ -71,5 +87,5 @@ http {
     await daemon.stop();
     throw new Error(`${(error as Error).message}: ${daemon.output().join('\n')}`);
   }
-  return { origin, config: config.replace(options.token, '<platform token>'), stop: () => daemon.stop() };
+  return { origin, config: config.replaceAll(options.token, '<platform token>'), stop: () => daemon.stop() };
 }

@@ -110,7 +110,6 @@ function limiterMarkdown(section: LimiterSection): string[] {
 
 function gatewayMarkdown(section: GatewaySection): string[] {
   const { settings } = section;
-  const first = settings.latency[0]!;
   const rates = settings.latency.map((level) => `${n(level.rate)} req/s for ${level.seconds} s`).join(' and ');
   const lines = [
     '## 2. Gateway: full path vs the sandbox directly vs nginx + limit_req',
@@ -190,6 +189,7 @@ function gatewayMarkdown(section: GatewaySection): string[] {
     ),
   );
   lines.push(...providersMarkdown(section));
+  lines.push(...refusalMarkdown(section));
   lines.push('', 'Where the CPU went (first run of each; % of one core, 200 % = the machine):', '');
   for (const target of section.targets) {
     lines.push(`- ${target.name}, wrk saturation: ${formatCpu(target.saturation.runs[0]?.cpu)}`);
@@ -200,9 +200,7 @@ function gatewayMarkdown(section: GatewaySection): string[] {
   const kept = section.transports.find((transport) => transport.faster)!;
   lines.push(
     '',
-    `Targets (faster transport, ${kept.transport}): added p99 at ${n(first.rate)} req/s <= 2 ms: ` +
-      `${ms(kept.added[0]!.p99Ms)} -> ${met(section.targetsMet.addedP99AtRate)}; saturated full-path throughput ` +
-      `>= 1/4 of nginx's: ${n(kept.throughputVsNginx, 3)}x -> ${met(section.targetsMet.throughputVsNginx)}.`,
+    ...targetsMarkdown(section, kept),
     '',
     '<details><summary>nginx configuration used</summary>',
     '',
@@ -214,6 +212,71 @@ function gatewayMarkdown(section: GatewaySection): string[] {
     '',
   );
   return lines;
+}
+
+/** Issue 17's targets, each with its figure from this run; older reports (no refusal run) keep their own two. */
+function targetsMarkdown(section: GatewaySection, kept: GatewaySection['transports'][number]): string[] {
+  const at200 = kept.added.find((added) => added.rate === 200) ?? kept.added[0]!;
+  const lines = [
+    `Targets (faster transport, ${kept.transport}; issue 17, ratios within this run):`,
+    '',
+    `- added p99 at ${n(at200.rate)} req/s <= 10 ms: ${ms(at200.p99Ms)} -> ${met(section.targetsMet.addedP99AtRate)}`,
+    `- saturated full-path throughput >= 0.3x nginx's: ${n(kept.throughputVsNginx, 3)}x -> ` +
+      `${met(section.targetsMet.throughputVsNginx)}`,
+  ];
+  if (section.cpuVsNginx !== undefined) {
+    lines.push(
+      `- gateway CPU per answer (all gateway processes, sandbox left out) <= 3x nginx's: ` +
+        `${n(section.cpuVsNginx, 2)}x -> ${met(section.targetsMet.cpuVsNginx)}`,
+    );
+  }
+  if (section.refusal) {
+    lines.push(
+      `- refusals (keys over their rate, 429 with RateLimit headers) >= 0.5x nginx limit_req's 429/s: ` +
+        `${n(section.refusal.refusedVsNginx, 3)}x -> ${met(section.targetsMet.refusalVsNginx)}`,
+    );
+  }
+  return lines;
+}
+
+function refusalMarkdown(section: GatewaySection): string[] {
+  const refusal = section.refusal;
+  if (!refusal) return [];
+  const processNames = [...new Set(refusal.targets.flatMap((row) => Object.keys(row.cpu.microsByProcess)))].filter(
+    (name) => name !== 'bench (main)',
+  );
+  return [
+    '',
+    '### 2b. Refusal path',
+    '',
+    `${n(refusal.keys)} keys of one customer on a plan of 1 request per second (burst 1), hammered with the same wrk ` +
+      'settings as above: nearly every request is refused. nginx limit_req has the same rate and burst per ' +
+      'X-API-Key. gateway-refusal is the edge as shipped (refusals held at the edge while the quota-actor says they ' +
+      'hold); gateway-refusal-no-hold an edge with HOLD_REFUSALS=false, where every refusal asks the quota-actor.',
+    '',
+    '| target | path | 429/s (best run) | 2xx/s | sample refusal | CPU per answer, servers (µs) |',
+    '|---|---|---|---|---|---|',
+    ...refusal.targets.map(
+      (row) =>
+        `| ${row.name} | ${row.description} | ${n(row.refusedPerSecond)} | ${n(row.okPerSecond)} | ` +
+        `${row.sample.status} ${row.sample.code ?? ''}${row.sample.rateLimitHeader ? ', RateLimit headers' : ''}` +
+        `${row.sample.retryAfter ? `, Retry-After ${row.sample.retryAfter}` : ''} | ${n(row.cpu.serverMicros)} |`,
+    ),
+    '',
+    'CPU per answer by process (µs, run 1):',
+    '',
+    `| target | ${processNames.join(' | ')} |`,
+    `|---|${processNames.map(() => '---').join('|')}|`,
+    ...refusal.targets.map(
+      (row) =>
+        `| ${row.name} | ${processNames
+          .map((name) => (row.cpu.microsByProcess[name] === undefined ? '-' : n(row.cpu.microsByProcess[name]!)))
+          .join(' | ')} |`,
+    ),
+    '',
+    `gateway / nginx 429s per second: ${n(refusal.refusedVsNginx, 3)}x held, ` +
+      `${n(refusal.refusedVsNginxWithoutHold, 3)}x without holds -> ${met(refusal.met)} (target 0.5x).`,
+  ];
 }
 
 /** video-shop (signed by provider-proxy, verified by the sandbox) beside video-ads, same edge, same run. */

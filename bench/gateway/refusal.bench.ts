@@ -1,0 +1,155 @@
+import { cpuByName, CpuMeter } from '../lib/cpu-meter';
+import { settle } from '../lib/settle';
+import { runWrk, type WrkResult, type WrkTarget } from '../load/wrk.runner';
+import type { BenchEnvironment } from '../setup/bench-environment';
+
+export type RefusalTargetName = 'nginx-refusal' | 'gateway-refusal' | 'gateway-refusal-no-hold';
+
+export interface RefusalFigures {
+  name: RefusalTargetName;
+  description: string;
+  /** What one refused request was answered with (checked before the runs). */
+  sample: { status: number; code: string | null; rateLimitHeader: boolean; retryAfter: string | null };
+  /** 429 answers per second at saturation, best run. */
+  refusedPerSecond: number;
+  /** Admitted answers per second: the keys' own rate, tiny against the refusals. */
+  okPerSecond: number;
+  /** CPU time per answer by process (run 1), microseconds; `serverMicros` without the load generator. */
+  cpu: { microsByProcess: Record<string, number>; serverMicros: number };
+  runs: WrkResult[];
+}
+
+export interface RefusalSection {
+  /** Keys refused: one customer's keys on a plan of 1 request per second, burst 1. */
+  keys: number;
+  targets: RefusalFigures[];
+  /** gateway-refusal's 429s per second / nginx-refusal's (issue 17 target: at least 0.5). */
+  refusedVsNginx: number;
+  /** The same without held refusals: what the refusal path costs when every refusal asks the quota-actor. */
+  refusedVsNginxWithoutHold: number;
+  met: boolean;
+}
+
+const REFUSAL_KEYS = 64;
+
+/**
+ * The refusal path (issue 17): keys far over their rate (1 request per second, burst 1) hammered at saturation,
+ * through the gateway (edge-auth with held refusals, and an edge-auth with HOLD_REFUSALS=false) and through nginx
+ * limit_req with the same rate and burst per key. Measures 429 answers per second and CPU per answer.
+ */
+export async function runRefusalBench(
+  env: BenchEnvironment,
+  wrk: string,
+  nginxRefusalOrigin: string,
+  saturation: { threads: number; connections: number; seconds: number; warmupSeconds: number },
+  runs: number,
+  workDir: string,
+  log: (message: string) => void,
+): Promise<RefusalSection> {
+  const fixtures = env.fixtures;
+  await fixtures.setPlan('trial', { rate_limit_rps: 1, rate_burst: 1, monthly_quota: 1_000_000_000 });
+  const customer = await fixtures.customer('trial');
+  const connection = await fixtures.videoAdsConnection(customer.customer_id);
+  const keys: string[] = [];
+  for (let i = 0; i < REFUSAL_KEYS; i++) {
+    keys.push((await fixtures.key({ customerId: customer.customer_id, accountIds: [connection.accountId] })).secret);
+  }
+  const { path, query } = env.platformPathAndQuery();
+  const target = `/v1/video-ads${path}?${query}`;
+  log('refusal: starting an edge-auth with HOLD_REFUSALS=false');
+  const noHold = await env.cluster.startEdge({ PROVIDER_PROXY_TRANSPORT: 'stream', HOLD_REFUSALS: 'false' });
+  try {
+    const specs: { name: RefusalTargetName; description: string; wrk: WrkTarget }[] = [
+      {
+        name: 'nginx-refusal',
+        description: 'load -> nginx limit_req (1 r/s, burst 1 per X-API-Key) -> 429',
+        wrk: { origin: nginxRefusalOrigin, target: `/v1/refuse/video-ads${path}?${query}`, keys },
+      },
+      {
+        name: 'gateway-refusal',
+        description: 'load -> edge-auth, refusals held at the edge while the quota-actor says they hold -> 429',
+        wrk: { origin: env.edges.stream.url, target, keys },
+      },
+      {
+        name: 'gateway-refusal-no-hold',
+        description: 'load -> edge-auth (HOLD_REFUSALS=false) -> NATS -> quota-actor -> 429',
+        wrk: { origin: noHold.url, target, keys },
+      },
+    ];
+    const samples = new Map<RefusalTargetName, RefusalFigures['sample']>();
+    for (const spec of specs) {
+      await runWrk(wrk, workDir, spec.wrk, { ...saturation, seconds: saturation.warmupSeconds });
+      samples.set(spec.name, await sampleRefusal(spec.wrk));
+    }
+    const results = new Map<RefusalTargetName, WrkResult[]>(specs.map((spec) => [spec.name, []]));
+    for (let run = 1; run <= runs; run++) {
+      for (const spec of specs) {
+        await settle(15_000);
+        const meter = new CpuMeter();
+        const result = await runWrk(wrk, workDir, spec.wrk, saturation);
+        result.cpu = meter.stop();
+        results.get(spec.name)!.push(result);
+        log(
+          `refusal: wrk ${spec.name.padEnd(24)} run ${run}: ${Math.round(result.non2xx / result.seconds)} 429/s, ` +
+            `${Math.round(result.okPerSecond)} 2xx/s, p99 ${result.latencyMs.p99.toFixed(2)} ms`,
+        );
+      }
+    }
+    const targets: RefusalFigures[] = specs.map((spec) => {
+      const runsOf = results.get(spec.name)!;
+      return {
+        name: spec.name,
+        description: spec.description,
+        sample: samples.get(spec.name)!,
+        refusedPerSecond: Math.max(...runsOf.map((run) => run.non2xx / run.seconds)),
+        okPerSecond: Math.max(...runsOf.map((run) => run.okPerSecond)),
+        cpu: cpuPerAnswer(runsOf[0]),
+        runs: runsOf,
+      };
+    });
+    const refused = (name: RefusalTargetName) => targets.find((figures) => figures.name === name)!.refusedPerSecond;
+    const refusedVsNginx = refused('gateway-refusal') / refused('nginx-refusal');
+    const gateway = samples.get('gateway-refusal')!;
+    return {
+      keys: keys.length,
+      targets,
+      refusedVsNginx,
+      refusedVsNginxWithoutHold: refused('gateway-refusal-no-hold') / refused('nginx-refusal'),
+      met: refusedVsNginx >= 0.5 && gateway.status === 429 && gateway.rateLimitHeader,
+    };
+  } finally {
+    await noHold.stop();
+  }
+}
+
+/** One refused request of the target's first key, after the warm-up used its unit. */
+async function sampleRefusal(target: WrkTarget): Promise<RefusalFigures['sample']> {
+  const response = await fetch(`${target.origin}${target.target}`, { headers: { 'X-API-Key': target.keys[0]! } });
+  const text = await response.text();
+  let code: string | null = null;
+  try {
+    code = (JSON.parse(text) as { code?: string }).code ?? null;
+  } catch {
+    // nginx answers its own HTML page
+  }
+  return {
+    status: response.status,
+    code,
+    rateLimitHeader: response.headers.has('ratelimit'),
+    retryAfter: response.headers.get('retry-after'),
+  };
+}
+
+function cpuPerAnswer(run: WrkResult | undefined): RefusalFigures['cpu'] {
+  const microsByProcess: Record<string, number> = {};
+  let serverMicros = 0;
+  if (run?.cpu) {
+    const answers = Math.max(1, run.requests);
+    for (const [name, percent] of cpuByName(run.cpu)) {
+      const micros = ((percent / 100) * run.cpu.seconds * 1e6) / answers;
+      microsByProcess[name] = Math.round(micros);
+      if (name !== 'wrk' && name !== 'bench (main)') serverMicros += micros;
+    }
+  }
+  return { microsByProcess, serverMicros: Math.round(serverMicros) };
+}
