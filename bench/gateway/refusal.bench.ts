@@ -85,9 +85,15 @@ export async function runRefusalBench(
     for (let run = 1; run <= runs; run++) {
       for (const spec of specs) {
         await settle(15_000);
-        const meter = new CpuMeter();
-        const result = await runWrk(wrk, workDir, spec.wrk, saturation);
-        result.cpu = meter.stop();
+        const measure = async () => {
+          const meter = new CpuMeter();
+          const result = await runWrk(wrk, workDir, spec.wrk, saturation);
+          result.cpu = meter.stop();
+          return result;
+        };
+        const edge = spec.name === 'gateway-refusal' ? env.edges.stream : undefined;
+        const result =
+          run === 1 && edge ? await env.profile(`refusal, ${spec.name} saturation`, [edge], measure) : await measure();
         results.get(spec.name)!.push(result);
         log(
           `refusal: wrk ${spec.name.padEnd(24)} run ${run}: ${Math.round(result.non2xx / result.seconds)} 429/s, ` +
@@ -122,9 +128,11 @@ export async function runRefusalBench(
   }
 }
 
-/** One refused request of the target's first key, after the warm-up used its unit. */
+/** A refused request of the target's first key: the second of two in a row (the first may find a unit). */
 async function sampleRefusal(target: WrkTarget): Promise<RefusalFigures['sample']> {
-  const response = await fetch(`${target.origin}${target.target}`, { headers: { 'X-API-Key': target.keys[0]! } });
+  const ask = () => fetch(`${target.origin}${target.target}`, { headers: { 'X-API-Key': target.keys[0]! } });
+  await (await ask()).arrayBuffer();
+  const response = await ask();
   const text = await response.text();
   let code: string | null = null;
   try {

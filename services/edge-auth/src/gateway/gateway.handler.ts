@@ -188,19 +188,26 @@ function forward(
         out.end();
         return;
       }
-      if (wasNotForwarded(failure.code)) {
-        deps.decisions.refund(keyHash).catch((error: unknown) => deps.logger.warn({ err: error }, 'refund failed'));
-      }
-      if (headSent) {
-        // The answer broke after it started: cut the connection so the client sees an incomplete body.
-        res.destroy();
-        return;
-      }
-      sendProblem(res, toGatewayCode(failure.code), requestId, {
-        detail: failure.detail,
-        headers,
-        ...(failure.code === 'platform_busy' || failure.code === 'service_unavailable' ? { retryAfterSeconds: 1 } : {}),
-      });
+      const answerFailure = () => {
+        if (headSent) {
+          // The answer broke after it started: cut the connection so the client sees an incomplete body.
+          res.destroy();
+          return;
+        }
+        sendProblem(res, toGatewayCode(failure.code), requestId, {
+          detail: failure.detail,
+          headers,
+          ...(failure.code === 'platform_busy' || failure.code === 'service_unavailable'
+            ? { retryAfterSeconds: 1 }
+            : {}),
+        });
+      };
+      if (!wasNotForwarded(failure.code)) return answerFailure();
+      // The unit is given back before the answer leaves: a caller that reads /v1/me next sees it uncounted.
+      void deps.decisions
+        .refund(keyHash)
+        .catch((error: unknown) => deps.logger.warn({ err: error }, 'refund failed'))
+        .then(answerFailure);
     },
     onWhole(head, body) {
       providerAnswered();

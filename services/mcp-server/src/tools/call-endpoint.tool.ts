@@ -257,7 +257,7 @@ async function forward(
     const code = toGatewayCode(answer.failure?.code ?? 'internal_error');
     if (code === 'connection_needs_regrant') {
       // docs/providers.md, "Dead grants": the platform refused the grant itself; no retry or renewal can help.
-      deps.decisions.refund(ctx.keyHash).catch((error: unknown) => deps.logger.warn({ err: error }, 'refund failed'));
+      await giveBack(deps, ctx);
       return toolError(
         code,
         `The ${provider} connection ${accountId} can no longer be used: the platform refused its grant (the ` +
@@ -271,9 +271,7 @@ async function forward(
     }
     const refunded = wasNotForwarded(code);
     // Same rule as REST: a request that provably never reached the platform gives its unit back.
-    if (refunded) {
-      deps.decisions.refund(ctx.keyHash).catch((error: unknown) => deps.logger.warn({ err: error }, 'refund failed'));
-    }
+    if (refunded) await giveBack(deps, ctx);
     return toolError(code, `${titleOf(code)}. ${answer.failure?.detail ?? ''}`.trim(), {
       details: { counted: !refunded, retry: code !== 'connection_unavailable' },
     });
@@ -400,4 +398,9 @@ export function platformErrorCode(provider: ProviderId, value: unknown): number 
   // Only a code of the success value's type counts: a string "0" is not the numeric code of video-ads.
   if (typeof code !== typeof envelope.successCode) return undefined;
   return code === envelope.successCode ? undefined : (code as number | string);
+}
+
+/** Gives the unit back before the tool answers, so a check_quota that follows already sees it uncounted. */
+async function giveBack(deps: ToolDeps, ctx: RequestContext): Promise<void> {
+  await deps.decisions.refund(ctx.keyHash).catch((error: unknown) => deps.logger.warn({ err: error }, 'refund failed'));
 }
