@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { waitUntil } from '@gateway/testing';
 import { connect, type NatsConnection } from 'nats';
 import { LeaseTable } from '../services/quota-actor/src/ownership/lease-table';
 import { testNatsUrl } from './harness';
@@ -22,8 +23,20 @@ async function table(nodeId: string): Promise<LeaseTable> {
   return leases;
 }
 
-/** Until the other tables' watches have delivered what was just written. */
-const settle = () => new Promise((resolve) => setTimeout(resolve, 100));
+/**
+ * Until `leases`' watch has delivered every write made to the bucket so far. Its copy is private: read here only to
+ * know when it has caught up, which no public method tells without going to the bucket.
+ */
+async function caughtUp(leases: LeaseTable): Promise<void> {
+  const { state } = await (await nc.jetstreamManager()).streams.info(`KV_${bucket}`);
+  const seen = (leases as unknown as { seen: Map<number, { revision: number }> }).seen;
+  const newest = () => Math.max(0, ...[...seen.values()].map((lease) => lease.revision));
+  await waitUntil(async () => newest() >= state.last_seq, {
+    timeoutMs: 10_000,
+    intervalMs: 5,
+    onTimeout: () => new Error(`the watch delivered up to revision ${newest()} of ${state.last_seq}`),
+  });
+}
 
 beforeAll(async () => {
   nc = await connect({ servers: testNatsUrl() });
@@ -47,7 +60,7 @@ it('lease table - one owner at a time; another takes over only once the lease is
   const held = await a.tryAcquire(3, Date.now(), nextEpoch);
   expect(held).toMatchObject({ partition: 3, epoch: expect.any(Number) });
   expect(held!.previous).toBeUndefined();
-  await settle();
+  await caughtUp(b);
   expect(await b.tryAcquire(3, Date.now(), nextEpoch)).toBeNull();
   expect(await b.tryAcquire(3, Date.now(), nextEpoch, { onlyOrphaned: true })).toBeNull();
 
@@ -67,7 +80,7 @@ it('lease table - a released lease goes, with its buckets, to a node below its s
   const held = (await a.tryAcquire(5, Date.now(), nextEpoch))!;
   await a.release(held, { k1: 4.5 });
   expect(held.validUntil).toBe(0);
-  await settle();
+  await caughtUp(b);
   expect(await b.tryAcquire(5, Date.now(), nextEpoch, { onlyOrphaned: true })).toBeNull();
   const taken = await b.tryAcquire(5, Date.now(), nextEpoch);
   expect(taken).toMatchObject({ partition: 5, previous: { rates: { k1: 4.5 } } });
@@ -81,14 +94,17 @@ it('lease table - two nodes racing for a free partition: exactly one wins', asyn
 
 it('lease table - looking at partitions others hold reads the watched copy, not the bucket', async () => {
   const [a, b] = [await table('node-a'), await table('node-b')];
-  for (let partition = 0; partition < 16; partition++) await a.tryAcquire(partition, Date.now(), nextEpoch);
-  await settle();
+  const takenAt = Date.now();
+  for (let partition = 0; partition < 16; partition++) await a.tryAcquire(partition, takenAt, nextEpoch);
+  await caughtUp(b);
   const bucketReads = nc.subscribe(`$JS.API.DIRECT.GET.KV_${bucket}.>`);
   const legacyReads = nc.subscribe(`$JS.API.STREAM.MSG.GET.KV_${bucket}`);
   await nc.flush();
   for (let tick = 0; tick < 10; tick++) {
     for (let partition = 0; partition < 16; partition++) {
-      expect(await b.tryAcquire(partition, Date.now(), nextEpoch, { onlyOrphaned: true })).toBeNull();
+      // At the time the leases were taken: a never renews them here, and on a busy machine 160 looks can outlast
+      // TTL_MS, after which b would rightly go to the bucket for an orphan.
+      expect(await b.tryAcquire(partition, takenAt, nextEpoch, { onlyOrphaned: true })).toBeNull();
     }
   }
   await nc.flush();
@@ -100,7 +116,7 @@ it('lease table - looking at partitions others hold reads the watched copy, not 
 it('lease table - a copy that fell behind costs one refused write, then a read brings it up to date', async () => {
   const [a, b] = [await table('node-a'), await table('node-b')];
   await a.release((await a.tryAcquire(2, Date.now(), nextEpoch))!, { k: 1 });
-  await settle();
+  await caughtUp(b);
   b.close(); // b's copy now stays at "released"
   const retaken = (await a.tryAcquire(2, Date.now(), nextEpoch))!;
   expect(retaken).not.toBeNull();

@@ -14,6 +14,7 @@ import { rawRequest, testDatabaseUri, testNatsUrl } from './harness';
  * the dead replica's lease expires); every other connection keeps working.
  */
 const ANSWER_DELAY_MS = 1_500;
+const RENEWAL_LEASE_TTL_MS = 3_000;
 const PROVIDERS = ['marketplace', 'marketplace-ads', 'marketplace-affiliate'] as const;
 type Provider = (typeof PROVIDERS)[number];
 const READS: Record<Provider, string> = {
@@ -40,7 +41,11 @@ beforeAll(async () => {
       SANDBOX_MARKETPLACE_ACCESS_TOKEN_TTL_MS: '4000',
       SANDBOX_MARKETPLACE_REFRESH_ANSWER_DELAY_MS: String(ANSWER_DELAY_MS),
     },
-    proxyEnv: { MARKETPLACE_RENEW_AHEAD_MS: '2000', CREDENTIAL_CACHE_TTL_MS: '200', RENEWAL_LEASE_TTL_MS: '3000' },
+    proxyEnv: {
+      MARKETPLACE_RENEW_AHEAD_MS: '2000',
+      CREDENTIAL_CACHE_TTL_MS: '200',
+      RENEWAL_LEASE_TTL_MS: String(RENEWAL_LEASE_TTL_MS),
+    },
   });
   const port = await freePort();
   proxyB = await cluster.startProxy({ GRPC_PORT: String(port) });
@@ -100,8 +105,9 @@ describe('a crash inside a refresh', () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
       inFlight = (await fixtures.sandboxRequests(lastSeq)).requests.filter((r) => r.path === REFRESH_PATH);
     }
-    await proxyB.kill9();
+    // The moment of the kill is when the signal goes, not when its exit is seen (later on a busy machine).
     const killedAt = Date.now();
+    await proxyB.kill9();
     loading = false;
     await load;
     const log = (await fixtures.sandboxRequests(lastSeq)).requests.filter((r) => r.path === REFRESH_PATH);
@@ -118,8 +124,8 @@ describe('a crash inside a refresh', () => {
     expect(doomed.size).toBeGreaterThan(0);
     expect([...doomed].every((accountId) => loaded.some((c) => c.accountId === accountId))).toBe(true);
 
-    // After the dead replica's lease (3 s) has expired, replica A finds out.
-    await new Promise((resolve) => setTimeout(resolve, 3_500));
+    // After the dead replica's lease has expired (it was last renewed before the kill), replica A finds out.
+    await new Promise((resolve) => setTimeout(resolve, killedAt + RENEWAL_LEASE_TTL_MS + 500 - Date.now()));
     const outcomes: Record<string, string> = {};
     for (const c of connections) outcomes[c.accountId] = await read(edgeA, secret, c.provider, c.accountId);
     for (const c of connections) {

@@ -1,4 +1,11 @@
-import { closedPort, GatewayFixtures, startGatewayCluster, startService, type GatewayCluster } from '@gateway/testing';
+import {
+  closedPort,
+  GatewayFixtures,
+  startGatewayCluster,
+  startService,
+  waitUntil,
+  type GatewayCluster,
+} from '@gateway/testing';
 import { createServer, type Server, type Socket } from 'node:net';
 import { rawRequest, testDatabaseUri, testNatsUrl, type RawResponse } from './harness';
 
@@ -72,6 +79,15 @@ async function quotaUsed(edge: string, secret: string): Promise<number> {
     .quota_used;
 }
 
+/** The refund is sent after the answer, without waiting: until the key's count has come back to `used`. */
+async function untilQuotaUsed(edge: string, secret: string, used: number): Promise<void> {
+  let last = Number.NaN;
+  await waitUntil(async () => (last = await quotaUsed(edge, secret)) === used, {
+    timeoutMs: 30_000,
+    onTimeout: () => new Error(`quota_used stayed ${last}, expected ${used}`),
+  });
+}
+
 function expectProblem(response: RawResponse, status: number, code: string): void {
   expect(response.headers['content-type']).toBe('application/problem+json');
   expect({ status: response.status, code: response.json<{ code: string }>().code }).toEqual({ status, code });
@@ -80,6 +96,8 @@ function expectProblem(response: RawResponse, status: number, code: string): voi
 describe('REST gateway - platform and proxy failures', () => {
   it('answers 504 platform_timeout when the platform does not answer in time, and counts the request', async () => {
     const secret = await key();
+    // The actor loads the key first, so that the timed request is only the hot path and the upstream deadline.
+    expect(await quotaUsed(edges.timeout, secret)).toBe(0);
     const started = Date.now();
     const response = await rawRequest(edges.timeout, ADVERTISERS, { headers: { 'X-API-Key': secret } });
     expectProblem(response, 504, 'platform_timeout');
@@ -92,8 +110,7 @@ describe('REST gateway - platform and proxy failures', () => {
     const response = await rawRequest(edges.unreachable, ADVERTISERS, { headers: { 'X-API-Key': secret } });
     expectProblem(response, 502, 'platform_unreachable');
     expect(response.body).not.toContain(cluster.secrets.appSecret);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(await quotaUsed(edges.unreachable, secret)).toBe(0);
+    await untilQuotaUsed(edges.unreachable, secret, 0);
   });
 
   it('answers 503 service_unavailable with Retry-After when provider-proxy is down, and gives the unit back', async () => {
@@ -101,7 +118,6 @@ describe('REST gateway - platform and proxy failures', () => {
     const response = await rawRequest(edges.proxyDown, ADVERTISERS, { headers: { 'X-API-Key': secret } });
     expectProblem(response, 503, 'service_unavailable');
     expect(response.headers['retry-after']).toBe('1');
-    await new Promise((resolve) => setTimeout(resolve, 200));
-    expect(await quotaUsed(edges.proxyDown, secret)).toBe(0);
+    await untilQuotaUsed(edges.proxyDown, secret, 0);
   });
 });

@@ -172,6 +172,47 @@ async function keyWithConnection(): Promise<{ secret: string; accountId: string 
   return { secret: key.secret, accountId: connection.accountId };
 }
 
+/** Whether `trace` holds every span expectOneTraceAcrossServices looks at (exports are batched per service). */
+function isComplete(trace: ExportedSpan[], ingress: string): boolean {
+  const producer = trace.find((span) => span.service === ingress && span.kind === SPAN_KIND.PRODUCER);
+  return (
+    trace.some((span) => span.service === ingress && span.parentSpanId === '') &&
+    producer !== undefined &&
+    trace.some(
+      (span) =>
+        span.service === 'quota-actor' && span.kind === SPAN_KIND.CONSUMER && span.parentSpanId === producer.spanId,
+    ) &&
+    trace.some((span) => span.name === 'quota-actor decision' && span.attributes['gateway.intent'] === 'forward') &&
+    trace.some((span) => span.name === 'provider-proxy fetch') &&
+    trace.some(isPlatformCall)
+  );
+}
+
+/** The id of a complete trace with a span that `root` picks, or '' while there is none. */
+function completeTrace(spans: ExportedSpan[], ingress: string, root: (span: ExportedSpan) => boolean): string {
+  const candidates = new Set(spans.filter(root).map((span) => span.traceId));
+  for (const traceId of candidates) {
+    if (
+      isComplete(
+        spans.filter((span) => span.traceId === traceId),
+        ingress,
+      )
+    )
+      return traceId;
+  }
+  return '';
+}
+
+/**
+ * Each service exports its spans in the order they end. Once the complete trace of a request sent after the
+ * first one has arrived from every service, so has every span of the first one: a stray span (a second root, a
+ * second platform call) would be among them.
+ */
+async function untilExportedBehind(send: () => Promise<(span: ExportedSpan) => boolean>, ingress: string) {
+  const root = await send();
+  await receiver.waitFor((spans) => completeTrace(spans, ingress, root) !== '', 'complete trace of a later request');
+}
+
 function byId(spans: ExportedSpan[]): Map<string, ExportedSpan> {
   return new Map(spans.map((span) => [span.spanId, span]));
 }
@@ -235,26 +276,28 @@ function expectOneTraceAcrossServices(trace: ExportedSpan[], ingress: string, se
 describe('tracing - one trace per request across every service', () => {
   it('a REST request is one trace: edge-auth -> quota-actor (NATS) -> provider-proxy (gRPC) -> platform call', async () => {
     const { secret } = await keyWithConnection();
+    /** Sends a request; returns how to find its root span. */
+    const send = async (requestId: string) => {
+      const response = await rawRequest(
+        cluster.edges[0]!.url,
+        `/v1/video-ads${ADVERTISERS}?access_token=${CALLER_TOKEN}`,
+        {
+          headers: { 'X-API-Key': secret, 'X-Request-Id': requestId },
+        },
+      );
+      expect(response.status).toBe(200);
+      return (span: ExportedSpan) =>
+        span.service === 'edge-auth' && span.attributes['gateway.request_id'] === requestId;
+    };
     const requestId = `req_trace_${Date.now()}`;
-    const response = await rawRequest(
-      cluster.edges[0]!.url,
-      `/v1/video-ads${ADVERTISERS}?access_token=${CALLER_TOKEN}`,
-      {
-        headers: { 'X-API-Key': secret, 'X-Request-Id': requestId },
-      },
-    );
-    expect(response.status).toBe(200);
+    const root = await send(requestId);
 
     let traceId = '';
-    await receiver.waitFor((spans) => {
-      traceId =
-        spans.find((span) => span.service === 'edge-auth' && span.attributes['gateway.request_id'] === requestId)
-          ?.traceId ?? '';
-      const trace = spans.filter((span) => span.traceId === traceId);
-      return traceId !== '' && trace.some(isPlatformCall) && trace.some((span) => span.name === 'quota-actor decision');
-    }, 'complete trace of the REST request');
-    // Late spans of the same trace (batch consumer, producer) may still be in flight.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await receiver.waitFor(
+      (spans) => (traceId = completeTrace(spans, 'edge-auth', root)) !== '',
+      'complete trace of the REST request',
+    );
+    await untilExportedBehind(() => send(`${requestId}_later`), 'edge-auth');
 
     const trace = receiver.spans.filter((span) => span.traceId === traceId);
     const edgeSpan = trace.find((span) => span.parentSpanId === '');
@@ -346,29 +389,31 @@ describeMcp('tracing - MCP call_endpoint', () => {
     const tool = tools.find((candidate) => candidate.name === 'call_endpoint');
     expect(tool).toBeDefined();
 
-    const before = new Set(receiver.spans.map((span) => span.traceId));
-    const result = (await rpc(
-      secret,
-      'tools/call',
-      { name: 'call_endpoint', arguments: callArguments(tool!.inputSchema, accountId) },
-      3,
-    )) as { isError?: boolean };
-    expect(result.isError).not.toBe(true);
+    /** Makes the call; returns how to find its root span (the mcp-server root of a trace not seen before). */
+    const send = async (id: number) => {
+      const before = new Set(receiver.spans.map((span) => span.traceId));
+      const result = (await rpc(
+        secret,
+        'tools/call',
+        { name: 'call_endpoint', arguments: callArguments(tool!.inputSchema, accountId) },
+        id,
+      )) as { isError?: boolean };
+      expect(result.isError).not.toBe(true);
+      return (span: ExportedSpan) =>
+        span.service === 'mcp-server' && span.parentSpanId === '' && !before.has(span.traceId);
+    };
+    const root = await send(3);
 
     let traceId = '';
-    await receiver.waitFor((spans) => {
-      traceId =
-        spans.find(
-          (span) => span.service === 'provider-proxy' && span.kind === SPAN_KIND.CLIENT && !before.has(span.traceId),
-        )?.traceId ?? '';
-      const trace = spans.filter((span) => span.traceId === traceId);
-      return (
-        traceId !== '' &&
-        trace.some((span) => span.service === 'mcp-server' && span.parentSpanId === '') &&
-        trace.some((span) => span.name === 'quota-actor decision')
-      );
-    }, 'complete trace of the MCP call_endpoint');
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await receiver.waitFor(
+      (spans) => (traceId = completeTrace(spans, 'mcp-server', root)) !== '',
+      'complete trace of the MCP call_endpoint',
+    );
+    await untilExportedBehind(async () => {
+      const seen = new Set(receiver.spans.map((span) => span.traceId));
+      const later = await send(4);
+      return (span) => later(span) && span.traceId !== traceId && !seen.has(span.traceId);
+    }, 'mcp-server');
 
     expectOneTraceAcrossServices(
       receiver.spans.filter((span) => span.traceId === traceId),

@@ -5,6 +5,7 @@ export { ensureMongo, pingMongo } from './mongo.infra';
 export type { EnsureMongoOptions, MongoHandle } from './mongo.infra';
 export { uniqueDatabaseUri, databaseNameOf, redactUri } from './connection-uri';
 export { startService } from './service.launcher';
+export { waitUntil } from './wait-until';
 export type { StartServiceOptions, RunningService } from './service.launcher';
 export type { ExitInfo } from './child-process';
 export { InfraUnavailableError, ServiceStartError } from './infra.error';

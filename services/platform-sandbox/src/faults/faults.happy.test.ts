@@ -175,7 +175,8 @@ describe('sandbox faults', () => {
       expect(Date.now() - started).toBeGreaterThanOrEqual(290);
 
       const pending = exchange(`${h.url}${ADVERTISERS}`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      // Until the fault holds the second request: cleared any earlier, it would be answered normally.
+      while ((await listFaults())[0]?.hits !== 2) await new Promise((resolve) => setImmediate(resolve));
       const clearedAt = Date.now();
       await fetch(`${h.url}/_sandbox/faults`, { method: 'DELETE' });
       const outcome = await pending;

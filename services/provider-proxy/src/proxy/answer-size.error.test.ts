@@ -18,6 +18,8 @@ describe('provider-proxy - answers larger than UPSTREAM_MAX_ANSWER_BYTES', () =>
   let harness: TestProxy;
   /** Bytes the fake platform managed to write per answer kind (the proxy should stop reading early). */
   const written: Record<string, number> = {};
+  /** Per answer kind, resolves once the platform's side of its latest answer has closed. */
+  const answered: Record<string, Promise<void>> = {};
 
   beforeAll(async () => {
     platform = await startFakePlatform((req, res) => {
@@ -34,6 +36,7 @@ describe('provider-proxy - answers larger than UPSTREAM_MAX_ANSWER_BYTES', () =>
         ...(kind === 'declared' ? { 'content-length': total } : {}),
       });
       written[kind] = 0;
+      answered[kind] = new Promise((resolve) => res.once('close', () => resolve()));
       const pump = (): void => {
         while (written[kind]! < total) {
           if (res.destroyed) return;
@@ -91,7 +94,8 @@ describe('provider-proxy - answers larger than UPSTREAM_MAX_ANSWER_BYTES', () =>
     expect(answer.failure).toMatchObject({ code: 'platform_answer_too_large' });
     expect(answer.body.length).toBeLessThanOrEqual(MAX_ANSWER_BYTES);
     exchange.stream.end();
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The proxy hung up on the platform; had it read on, the platform would have written its 64 MiB first.
+    await answered['chunked'];
     expect(written['chunked']).toBeLessThan(16 * 1024 * 1024);
   });
 
