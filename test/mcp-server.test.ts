@@ -1,4 +1,4 @@
-import { GatewayFixtures, startGatewayCluster, type GatewayCluster } from '@gateway/testing';
+import { GatewayFixtures, startGatewayCluster, waitUntil, type GatewayCluster } from '@gateway/testing';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
@@ -595,9 +595,13 @@ describe('MCP - call_endpoint (spec 4.3, 7, 8)', () => {
     expect(limited.length).toBeGreaterThanOrEqual(3);
     expect(expectToolError(limited[0]!, 'rate_limited')).toMatch(/wait \d+ s/);
     // Refused calls cost nothing: only the admitted ones count (their forward decision was asked ahead). /v1/me
-    // needs a rate unit of its own: wait for the bucket.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    expect(await quotaUsed(secret)).toBe(results.length - limited.length);
+    // needs a rate unit of its own: it answers once the bucket has one again.
+    let me: RawResponse | undefined;
+    await waitUntil(
+      async () => (me = await rawRequest(rest, '/v1/me', { headers: { 'X-API-Key': secret } })).status === 200,
+      { timeoutMs: 30_000, onTimeout: () => new Error(`/v1/me still answers ${me?.status}`) },
+    );
+    expect(me!.json<{ quota_used: number }>().quota_used).toBe(results.length - limited.length);
     let response: RawResponse | undefined;
     for (let i = 0; i < 10 && response?.status !== 429; i++) {
       response = await post(mcpAi, TOOLS_LIST, { Authorization: `Bearer ${secret}` });
