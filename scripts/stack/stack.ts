@@ -5,6 +5,7 @@ import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync, 
 import { join } from 'node:path';
 import { seedDemo, type DemoIdentity } from './demo-seed';
 import { loadOrCreateSecrets } from './local-secrets';
+import { Supervisor } from './supervisor';
 
 export interface StackOptions {
   /** Where FerretDB data, secrets, logs and stack.json live; default <repo>/.local. */
@@ -73,9 +74,11 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
   const renewalBucket = `gw_${stackId}_renewals`;
   const services = new Map<string, RunningService>();
   const logs: WriteStream[] = [];
+  // A service that crashes is started again with the same environment and ports, as Kubernetes would.
+  const supervisor = new Supervisor({ log });
 
   const stop = async () => {
-    for (const name of [...services.keys()].reverse()) await services.get(name)!.stop();
+    await supervisor.stopAll();
     services.clear();
     for (const stream of logs) stream.end();
     await mongo.stop();
@@ -90,20 +93,26 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
   ) => {
     const logFile = createWriteStream(join(localDir, 'logs', `${name}.log`), { flags: 'a' });
     logs.push(logFile);
-    const ports = fixedPorts ?? (ephemeral ? zeroed(FIXED_PORTS[name]) : FIXED_PORTS[name]);
-    const service = await startService(
-      name === 'sandbox' ? 'platform-sandbox' : name,
-      { NODE_ENV: 'development', LOG_LEVEL: env.LOG_LEVEL ?? 'info', ...ports, ...serviceEnv },
-      {
-        listeners,
-        baseEnv: env,
-        onLine: (line) => logFile.write(`${line}\n`),
-        timeoutMs: 60_000,
-        // Traces only when there is somewhere to send them (the SDK costs over a second of startup otherwise).
-        preloadTelemetry: Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT) && name !== 'sandbox',
-      },
+    // Free ports are picked once (not PORT=0) so that a restarted service comes back on the address others know.
+    const ports = fixedPorts ?? (ephemeral ? await freePorts(FIXED_PORTS[name]) : FIXED_PORTS[name]);
+    const supervised = await supervisor.start(
+      name,
+      () =>
+        startService(
+          name === 'sandbox' ? 'platform-sandbox' : name,
+          { NODE_ENV: 'development', LOG_LEVEL: env.LOG_LEVEL ?? 'info', ...ports, ...serviceEnv },
+          {
+            listeners,
+            baseEnv: env,
+            onLine: (line) => logFile.write(`${line}\n`),
+            timeoutMs: 60_000,
+            // Traces only when there is somewhere to send them (the SDK costs over a second of startup otherwise).
+            preloadTelemetry: Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT) && name !== 'sandbox',
+          },
+        ),
+      (service) => services.set(name, service),
     );
-    services.set(name, service);
+    const service = supervised.current!;
     log(`${name} is up: ${Object.values(service.urls).join(' ')}`);
     return service;
   };
@@ -275,8 +284,10 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
   }
 }
 
-function zeroed<T extends Record<string, string>>(ports: T): T {
-  return Object.fromEntries(Object.keys(ports).map((key) => [key, '0'])) as T;
+async function freePorts<T extends Record<string, string>>(ports: T): Promise<T> {
+  const picked: Record<string, string> = {};
+  for (const key of Object.keys(ports)) picked[key] = String(await freePort());
+  return picked as T;
 }
 
 /** MONGODB_URI may name its database; a bare server URI gets the default one. */

@@ -10,7 +10,7 @@ export type { ProviderProxyUnaryClient } from './provider-proxy.client';
 export { callBuffered } from './provider-caller';
 export type { ProviderCaller, ResponseSink, ResponseHeadInfo, BufferedAnswer } from './provider-caller';
 export { UnaryProviderCaller } from './provider-proxy.unary-caller';
-export { StreamProviderCaller } from './provider-proxy.stream-caller';
+export { StreamProviderCaller, PROXY_DRAINING_FAILURE } from './provider-proxy.stream-caller';
 export { createProviderCaller } from './provider-caller.factory';
 export type { ProviderProxyTransport } from './provider-caller.factory';
 export { grpcFailure } from './grpc-failure';

@@ -7,7 +7,7 @@ import type { ServerFrame } from './generated/gateway/provider/v1/ServerFrame';
 import type { ServerFrames, ServerFrames__Output } from './generated/gateway/provider/v1/ServerFrames';
 import { callBuffered, type BufferedAnswer, type ResponseSink } from './provider-caller';
 import * as contract from './provider-proxy.contract';
-import { StreamProviderCaller } from './provider-proxy.stream-caller';
+import { PROXY_DRAINING_FAILURE, StreamProviderCaller } from './provider-proxy.stream-caller';
 
 type ExchangeCall = ServerDuplexStream<ClientFrames__Output, ServerFrames>;
 /** The caller's side of one lane's Exchange stream. */
@@ -274,13 +274,69 @@ describe('StreamProviderCaller', () => {
   });
 
   it('fails the requests of a lane whose stream breaks and reopens the lane for the next call', async () => {
-    onMessage = (call) => call.end();
+    onMessage = (call) => call.emit('error', { code: status.UNAVAILABLE, details: 'the replica went away' });
     const caller = newCaller(1);
     const broken = await Promise.all(Array.from({ length: 3 }, (_, i) => callBuffered(caller, request(`n=${i}`))));
     for (const answer of broken) expect(answer.failure?.code).toBe('service_unavailable');
     onMessage = echoAll;
     expect((await callBuffered(caller, request('again'))).body.toString()).toBe('again');
     expect(streams).toHaveLength(2);
+  });
+
+  it('sends a request a draining replica refused again on a fresh stream, and delivers the answer', async () => {
+    let refusals = 1;
+    onMessage = (call, frames) => {
+      if (refusals === 0) return echoAll(call, frames);
+      refusals -= 1;
+      const refused = frames.filter((frame) => frame.request);
+      call.write({
+        frames: refused.map(({ request: r }) => ({
+          correlation_id: r!.correlation_id,
+          end: { failure: PROXY_DRAINING_FAILURE },
+        })),
+      });
+      // A draining replica ends the stream once it has nothing in flight.
+      call.end();
+    };
+    const caller = newCaller(1);
+
+    const answer = await callBuffered(caller, request('after-drain'));
+
+    expect(answer.failure).toBeUndefined();
+    expect(answer.body.toString()).toBe('after-drain');
+    expect(streams).toHaveLength(2);
+  });
+
+  it('sends a request again when the replica ended its stream cleanly before starting it (drain race)', async () => {
+    let ends = 1;
+    onMessage = (call, frames) => {
+      if (ends === 0) return echoAll(call, frames);
+      ends -= 1;
+      // The request crossed the end of a drained stream: the replica ends it without starting the request.
+      call.end();
+    };
+    const caller = newCaller(1);
+
+    const answer = await callBuffered(caller, request('crossed'));
+
+    expect(answer.failure).toBeUndefined();
+    expect(answer.body.toString()).toBe('crossed');
+  });
+
+  it('gives the refusal back once a request was refused by draining replicas on every try', async () => {
+    onMessage = (call, frames) => {
+      call.write({
+        frames: frames
+          .filter((frame) => frame.request)
+          .map(({ request: r }) => ({ correlation_id: r!.correlation_id, end: { failure: PROXY_DRAINING_FAILURE } })),
+      });
+    };
+    const caller = newCaller(1);
+
+    const answer = await callBuffered(caller, request('never'));
+
+    expect(answer.failure).toEqual(expect.objectContaining(PROXY_DRAINING_FAILURE));
+    expect(streams.flat(2).filter((frame) => frame.request)).toHaveLength(4);
   });
 
   it('fails the calls still queued when the caller closes, without sending them', async () => {

@@ -12,6 +12,13 @@ interface InFlight {
   sink: ResponseSink;
   timer: NodeJS.Timeout;
   lane: Lane;
+  request: FetchRequest;
+  /** The caller's handle: its id follows the request when it is sent again. */
+  handle: { id: string; cancelled: boolean };
+  /** Date.now() after which the request fails with platform_timeout, across attempts. */
+  deadline: number;
+  attempt: number;
+  headSeen: boolean;
 }
 
 type ExchangeStream = ClientDuplexStream<ClientFrames, ServerFrames__Output>;
@@ -26,6 +33,23 @@ interface Lane {
 }
 
 const UNREACHABLE = { code: 'service_unavailable', detail: 'the provider proxy stream broke' };
+/**
+ * A replica that is shutting down refuses requests that reach its draining streams before it started them, and ends
+ * each stream once it has nothing in flight; either way such a request never reached the platform. It is sent again
+ * on a fresh stream, which the channel opens on a replica that is not leaving. Three tries over about 175 ms cover the
+ * race between a stream's last request and its end.
+ */
+const DRAINING_RETRIES = 3;
+const DRAINING_RETRY_MS = 25;
+
+/** The failure a draining provider-proxy answers to a request it did not start (shared with provider-proxy). */
+export const PROXY_DRAINING_FAILURE = {
+  code: 'service_unavailable',
+  detail: 'the provider-proxy is shutting down; retry',
+} as const;
+
+const isDrainingRefusal = (failure: { code: string; detail: string }): boolean =>
+  failure.code === PROXY_DRAINING_FAILURE.code && failure.detail === PROXY_DRAINING_FAILURE.detail;
 const TIMEOUT = { code: 'platform_timeout', detail: 'the platform did not answer in time' };
 
 /** Messages a lane's stream holds that the transport has not taken yet. */
@@ -34,7 +58,8 @@ const backlog = (lane: Lane): number => lane.stream?.writableLength ?? 0;
 /**
  * Multiplexes requests over a few long-lived Exchange streams (docs/benchmarks.md: ~5-6x the throughput of one unary
  * call per request). Frames are correlated by id; a small answer comes as one whole frame; each request has its own deadline; a broken stream fails only
- * its own requests and is reopened by the next call; a lane whose writes back up is avoided until it drains.
+ * its own requests and is reopened by the next call (requests a draining replica never started go again, see
+ * DRAINING_RETRIES); a lane whose writes back up is avoided until it drains.
  * The frames of one event-loop turn go out as one message per lane: one write instead of one per request.
  */
 export class StreamProviderCaller implements ProviderCaller {
@@ -62,14 +87,35 @@ export class StreamProviderCaller implements ProviderCaller {
       sink.onEnd(UNREACHABLE);
       return { cancel: () => undefined };
     }
+    const handle = { id: '', cancelled: false };
+    this.dispatch(request, sink, handle, Date.now() + (request.timeout_ms || 30_000) + 1_000, 0);
+    return {
+      cancel: () => {
+        handle.cancelled = true;
+        this.cancel(handle.id);
+      },
+    };
+  }
+
+  private dispatch(
+    request: FetchRequest,
+    sink: ResponseSink,
+    handle: InFlight['handle'],
+    deadline: number,
+    attempt: number,
+  ): void {
+    if (this.closed) {
+      sink.onEnd(UNREACHABLE);
+      return;
+    }
     const id = (this.nextId++).toString(36);
+    handle.id = id;
     const lane = this.pickLane();
     this.open(lane);
-    const timer = setTimeout(() => this.expire(id), (request.timeout_ms || 30_000) + 1_000);
-    this.inFlight.set(id, { sink, timer, lane });
+    const timer = setTimeout(() => this.expire(id), Math.max(1, deadline - Date.now()));
+    this.inFlight.set(id, { sink, timer, lane, request, handle, deadline, attempt, headSeen: false });
     lane.inFlight.add(id);
     this.send(lane, { request: { ...request, correlation_id: id } });
-    return { cancel: () => this.cancel(id) };
   }
 
   close(): void {
@@ -136,16 +182,28 @@ export class StreamProviderCaller implements ProviderCaller {
       for (const frame of message.frames) this.onFrame(frame);
     });
     stream.on('drain', () => (lane.congested = false));
-    const broken = () => {
+    // grpc-js emits 'error' (a non-OK status) before 'end'; an 'end' without it is the server's own clean end.
+    let failed = false;
+    const broken = (cleanEnd: boolean) => {
       if (lane.stream !== stream) return;
       lane.stream = null;
-      // Queued frames belong to the broken stream's requests, which fail here; a reopened stream must not get them.
+      // Queued frames belong to the broken stream's requests; a reopened stream must not get them.
       lane.queued = [];
-      for (const id of [...lane.inFlight]) this.finish(id, UNREACHABLE);
+      for (const id of [...lane.inFlight]) {
+        const entry = this.inFlight.get(id)!;
+        // A replica ends a stream cleanly only once it has nothing in flight (a draining provider-proxy): a request
+        // still waiting here crossed that end and was never started, so it goes again. After an error it may have
+        // reached the platform: it fails.
+        if (cleanEnd && !entry.headSeen && entry.attempt < DRAINING_RETRIES) this.retry(id, entry);
+        else this.finish(id, UNREACHABLE);
+      }
     };
-    stream.on('error', broken);
-    stream.on('end', broken);
-    stream.on('close', broken);
+    stream.on('error', () => {
+      failed = true;
+      broken(false);
+    });
+    stream.on('end', () => broken(!failed));
+    stream.on('close', () => broken(false));
     return stream;
   }
 
@@ -154,6 +212,7 @@ export class StreamProviderCaller implements ProviderCaller {
     if (!entry) return; // cancelled or expired
     switch (frame.kind) {
       case 'head':
+        entry.headSeen = true;
         entry.sink.onHead({
           status: frame.head!.status,
           contentType: frame.head!.content_type,
@@ -163,9 +222,15 @@ export class StreamProviderCaller implements ProviderCaller {
       case 'chunk':
         entry.sink.onChunk(frame.chunk!);
         break;
-      case 'end':
-        this.finish(frame.correlation_id, frame.end?.failure?.code ? frame.end.failure : undefined);
+      case 'end': {
+        const failure = frame.end?.failure?.code ? frame.end.failure : undefined;
+        if (failure && !entry.headSeen && isDrainingRefusal(failure) && entry.attempt < DRAINING_RETRIES) {
+          this.retry(frame.correlation_id, entry);
+          break;
+        }
+        this.finish(frame.correlation_id, failure);
         break;
+      }
       case 'whole': {
         const { head, body } = frame.whole!;
         this.forget(frame.correlation_id, entry);
@@ -177,6 +242,29 @@ export class StreamProviderCaller implements ProviderCaller {
         break;
       }
     }
+  }
+
+  /** Sends a request a draining replica refused once more, on whichever lane the next turn takes. */
+  private retry(id: string, entry: InFlight): void {
+    this.forget(id, entry);
+    // The refusing stream ends once its last request is done; until then it must not take this one again.
+    if (entry.lane.inFlight.size === 0) this.retire(entry.lane);
+    setTimeout(
+      () => {
+        if (entry.handle.cancelled) return;
+        this.dispatch(entry.request, entry.sink, entry.handle, entry.deadline, entry.attempt + 1);
+      },
+      DRAINING_RETRY_MS * 2 ** entry.attempt,
+    );
+  }
+
+  /** Forgets a lane's stream without failing anything (it has no request left); the next call opens a new one. */
+  private retire(lane: Lane): void {
+    const stream = lane.stream;
+    if (!stream) return;
+    lane.stream = null;
+    lane.queued = [];
+    stream.end();
   }
 
   private expire(id: string): void {

@@ -11,11 +11,12 @@ import {
 } from '@gateway/telemetry';
 import express from 'express';
 import { createServer, type Server } from 'node:http';
-import type { Duplex } from 'node:stream';
-import { PROBLEM_CONTENT_TYPE, problemDetails, requestIdOf, sendProblem } from '@gateway/errors';
+import { requestIdOf, sendProblem } from '@gateway/errors';
 import type { NatsConnection } from 'nats';
 import type { Config } from './config';
+import { answerClientError } from './gateway/client-error';
 import { createGatewayHandler } from './gateway/gateway.handler';
+import { failFastWhileDisconnected } from './gateway/nats-availability';
 
 export interface EdgeAuth {
   server: Server;
@@ -61,7 +62,7 @@ export async function startEdgeAuth(config: Config, logger: Logger): Promise<Edg
   });
 
   const gateway = createGatewayHandler({
-    decisions,
+    decisions: failFastWhileDisconnected(decisions, nc),
     caller,
     clientAddress: createClientAddressResolver(config.TRUSTED_PROXY_CIDRS),
     upstreamTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
@@ -101,7 +102,7 @@ export async function startEdgeAuth(config: Config, logger: Logger): Promise<Edg
     gateway(req, res);
   });
   server.keepAliveTimeout = 65_000;
-  server.on('clientError', answerMalformedRequest);
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
   return {
     server,
@@ -114,26 +115,6 @@ export async function startEdgeAuth(config: Config, logger: Logger): Promise<Edg
       await nc.drain();
     },
   };
-}
-
-/** Requests Node cannot parse (raw spaces or control bytes in the target, oversized headers) still get problem+json. */
-function answerMalformedRequest(error: NodeJS.ErrnoException, socket: Duplex): void {
-  if (!socket.writable) {
-    socket.destroy();
-    return;
-  }
-  const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
-  const body = JSON.stringify(
-    problemDetails(
-      'invalid_request',
-      requestIdOf(undefined),
-      tooLarge ? 'request headers too large' : 'malformed HTTP request',
-    ),
-  );
-  socket.end(
-    `HTTP/1.1 ${tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request'}\r\n` +
-      `Content-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
 }
 
 /** /v1 and everything under it (the handler itself tells /v1/me, providers and unknown paths apart). */

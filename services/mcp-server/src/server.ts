@@ -18,6 +18,7 @@ import { protectedResourceMetadata, type ProtectedResource } from './auth/protec
 import type { Config } from './config';
 import { defaultAllowedHosts, dnsRebindingGuard } from './http/dns-rebinding.guard';
 import { mcpPostHandlers, methodNotAllowed } from './http/mcp.handler';
+import { failFastWhileDisconnected } from './http/nats-availability';
 import { EndpointIndex } from './suggest/endpoint.index';
 import { OpenAiCompatibleModel } from './suggest/llm.client';
 import type { ToolDeps } from './tools/tool-context';
@@ -50,12 +51,15 @@ export async function startMcpService(
   });
 
   const nc: NatsConnection = await connectNats(config.NATS_URL, 'mcp-server');
-  const decisions = new DecisionClient(nc, {
-    partitions: config.PARTITIONS,
-    subjectPrefix: config.SUBJECT_PREFIX,
-    retryBudgetMs: config.DECISION_BUDGET_MS,
-    holdRefusals: config.HOLD_REFUSALS,
-  });
+  const decisions = failFastWhileDisconnected(
+    new DecisionClient(nc, {
+      partitions: config.PARTITIONS,
+      subjectPrefix: config.SUBJECT_PREFIX,
+      retryBudgetMs: config.DECISION_BUDGET_MS,
+      holdRefusals: config.HOLD_REFUSALS,
+    }),
+    nc,
+  );
   const caller: ProviderCaller = createProviderCaller({
     transport: config.PROVIDER_PROXY_TRANSPORT,
     address: config.PROVIDER_PROXY_ADDRESS,

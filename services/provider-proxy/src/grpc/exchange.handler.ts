@@ -1,12 +1,13 @@
 import { ROOT_CONTEXT } from '@opentelemetry/api';
 import type { handleBidiStreamingCall } from '@grpc/grpc-js';
-import type {
-  ClientFrame__Output,
-  ClientFrames__Output,
-  FetchRequest__Output,
-  ResponseHead,
-  ServerFrame,
-  ServerFrames,
+import {
+  PROXY_DRAINING_FAILURE,
+  type ClientFrame__Output,
+  type ClientFrames__Output,
+  type FetchRequest__Output,
+  type ResponseHead,
+  type ServerFrame,
+  type ServerFrames,
 } from '@gateway/proto';
 import type { Logger } from '@gateway/telemetry';
 import type { ProxyMetrics } from '../ops/proxy.metrics';
@@ -116,7 +117,8 @@ class ExchangeSession {
       return;
     }
     if (this.draining) {
-      void this.writeEnd(id, failure('service_unavailable', 'the provider-proxy is shutting down; retry'));
+      // The caller sends it again elsewhere when it sees exactly this failure (StreamProviderCaller).
+      void this.writeEnd(id, failure(PROXY_DRAINING_FAILURE.code, PROXY_DRAINING_FAILURE.detail));
       return;
     }
     const controller = new AbortController();

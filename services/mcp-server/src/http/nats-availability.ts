@@ -1,0 +1,33 @@
+import type { DecisionClient, Verdict } from '@gateway/decisions';
+import { Events, type NatsConnection } from 'nats';
+
+type Decisions = Pick<DecisionClient, 'decide' | 'refund' | 'refundSuggestion'>;
+
+/** What a request gets while NATS is away: the documented 503 problem+json with Retry-After (mcp.handler.ts). */
+export const NATS_UNAVAILABLE: Verdict = {
+  ok: false,
+  code: 'service_unavailable',
+  detail: 'the quota service cannot be reached; retry shortly',
+};
+
+/**
+ * Decisions that fail at once while the NATS connection is down (between its `disconnect` and `reconnect` events,
+ * or once it is closed) instead of waiting the whole DECISION_BUDGET_MS for an owner that cannot be asked, as
+ * edge-auth does: during an outage every request would otherwise hold its socket for 4 s and answer at the very edge
+ * of its deadline (`npm run chaos`, scenario 1). Requests already waiting when the connection drops keep their budget.
+ */
+export function failFastWhileDisconnected(decisions: Decisions, nc: NatsConnection): Decisions {
+  let disconnected = false;
+  void (async () => {
+    for await (const status of nc.status()) {
+      if (status.type === Events.Disconnect) disconnected = true;
+      else if (status.type === Events.Reconnect) disconnected = false;
+    }
+  })();
+  return {
+    decide: (request) =>
+      disconnected || nc.isClosed() ? Promise.resolve(NATS_UNAVAILABLE) : decisions.decide(request),
+    refund: (keyHash, count) => decisions.refund(keyHash, count),
+    refundSuggestion: (keyHash) => decisions.refundSuggestion(keyHash),
+  };
+}
