@@ -15,7 +15,15 @@ runMain('provider-proxy', async () => {
   // The proxy only reads connections; portal-api owns the collections and their indexes.
   const store = await openStore(config.MONGODB_URI, { cipher, ensureIndexes: false });
   // Token renewals are single-flight across replicas through a lease in NATS JetStream KV.
-  const nats = config.NATS_URL ? await connect({ servers: config.NATS_URL, name: 'provider-proxy' }) : undefined;
+  const nats = config.NATS_URL
+    ? await connect({
+        servers: config.NATS_URL,
+        name: 'provider-proxy',
+        // The renewal leases need NATS back after any outage, however long (the default gives up after 20 s).
+        maxReconnectAttempts: -1,
+        reconnectTimeWait: 2_000,
+      })
+    : undefined;
   const renewalLease = nats
     ? await NatsRenewalLease.open(nats, {
         bucket: config.RENEWAL_LEASE_BUCKET,
