@@ -23,6 +23,8 @@ export class UsageCounter {
   readonly carriedOver: number;
   /** Block mode: the customer's allowance was found used up; until then the owner refuses without asking again. */
   exhaustedUntilMs = 0;
+  /** Block mode: the reservation of the next chunk under way (one at a time), and when it started. */
+  reservation: { outcome: Promise<'granted' | 'used_up' | 'failed'>; startedAtMs: number } | undefined;
   private unflushedUsed = 0;
   private unflushedSuggestions = 0;
   private unflushedDays = new Map<string, number>();

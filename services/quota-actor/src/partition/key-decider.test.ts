@@ -2,7 +2,7 @@ import type { DecisionRequest } from '@gateway/decisions';
 import { DEFAULT_PLANS, type KeyDecisionRecord } from '@gateway/store';
 import type { CustomerMonthShares } from '../limits/customer-month';
 import { UsageCounter } from '../limits/usage-counter';
-import { decideForKey, type UsageAccess } from './key-decider';
+import { decideForKey, RESERVATION_WAIT_MS, type UsageAccess } from './key-decider';
 import { buildKeyEntry, type KeyEntry } from './key-entry';
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
@@ -238,6 +238,45 @@ describe('key decider', () => {
       expect(await decideForKey(entry, suggest, NOW, usage)).toMatchObject({
         suggestions: { granted: false, used: 3 },
       });
+    });
+  });
+
+  describe('block-mode reservations', () => {
+    it('reserves the next chunk while half of the one in hand is left, so decisions do not wait for the ledger', async () => {
+      const rec = record({ plan: { ...record().plan, rate_limit_rps: 10, monthly_quota: 100 } });
+      const entry = buildKeyEntry('h', rec, NOW);
+      const usage = memoryUsage();
+      await decideForKey(entry, forward(), NOW, usage); // opens the month and waits for the first chunk (10)
+      expect(usage.reserveCalls).toBe(1);
+      const synchronous = [];
+      for (let i = 1; i < 10; i++) synchronous.push(decideForKey(entry, forward(), NOW + i, usage));
+      expect(synchronous.every((verdict) => !(verdict instanceof Promise) && verdict.ok)).toBe(true);
+      expect(usage.reserveCalls).toBe(2); // started once, at 5 left, and never waited for
+      expect(entry.usage!.reserved).toBe(20);
+    });
+
+    it('refuses with 503 when the ledger does not answer in time, and at once while that reservation is pending', async () => {
+      jest.useFakeTimers();
+      try {
+        const entry = buildKeyEntry('h', record(), NOW);
+        const usage = memoryUsage();
+        await decideForKey(entry, forward(), NOW, usage);
+        let release!: (granted: boolean) => void;
+        usage.reserve = async () => new Promise<boolean>((resolve) => (release = resolve));
+        entry.usage!.used = entry.usage!.reserved;
+        const waiting = decideForKey(entry, forward(), NOW, usage);
+        expect(waiting).toBeInstanceOf(Promise);
+        await jest.advanceTimersByTimeAsync(RESERVATION_WAIT_MS);
+        expect(await waiting).toMatchObject({ ok: false, code: 'service_unavailable', retryAfterSeconds: 1 });
+        // The reservation is still under way: the next decisions do not wait again.
+        const next = decideForKey(entry, forward(), NOW + RESERVATION_WAIT_MS, usage);
+        expect(next).toMatchObject({ ok: false, code: 'service_unavailable' });
+        release(true);
+        await jest.advanceTimersByTimeAsync(0);
+        expect(entry.usage!.reservation).toBeUndefined();
+      } finally {
+        jest.useRealTimers();
+      }
     });
   });
 });

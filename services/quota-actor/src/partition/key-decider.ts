@@ -21,6 +21,12 @@ export interface UsageAccess {
   readCustomerShares(entry: KeyEntry, usage: UsageCounter): Promise<CustomerMonthShares>;
 }
 
+/**
+ * How long a decision of a block-mode key waits for its next reservation (from when the reservation started) before
+ * it is refused with 503: well within an edge's wait for one answer (750 ms), which would otherwise ask again.
+ */
+export const RESERVATION_WAIT_MS = 300;
+
 /** After the customer's allowance was found used up, the owner asks the ledger again at most this often per key. */
 const EXHAUSTED_RECHECK_MS = 1_000;
 
@@ -159,17 +165,75 @@ function forward(
   };
   const plan = record.plan;
   if (plan.overage_mode !== 'block') return admitted();
-  if (usage.used < usage.reserved) return admitted();
-  // The customer's allowance was used up a moment ago: refuse without asking the ledger on every request.
-  if (nowMs < usage.exhaustedUntilMs) return quotaExceeded(keyId, admit, nowMs);
   const want = Math.max(10, Math.min(1000, Math.ceil(plan.rate_limit_rps)));
-  return usageAccess.reserve(entry, usage, want).then((granted) => {
-    if (!granted || usage.used >= usage.reserved) {
-      usage.exhaustedUntilMs = nowMs + EXHAUSTED_RECHECK_MS;
-      return quotaExceeded(keyId, admit, nowMs);
+  if (usage.used < usage.reserved) {
+    // The next chunk is reserved while half of this one is left, so decisions do not wait for the ledger (and a
+    // short database outage costs nothing until the reservation in hand runs out).
+    if (usage.reserved - usage.used <= want / 2 && nowMs >= usage.exhaustedUntilMs) {
+      void reserveNext(entry, usage, want, nowMs, usageAccess);
     }
     return admitted();
+  }
+  // The customer's allowance was used up a moment ago: refuse without asking the ledger on every request.
+  if (nowMs < usage.exhaustedUntilMs) return quotaExceeded(keyId, admit, nowMs);
+  // A decision waits for the ledger a bounded time, counted from when the key's reservation started: the
+  // partition's other keys wait behind it, and block mode refuses what it cannot count rather than admit it.
+  const waitMs = RESERVATION_WAIT_MS - (usage.reservation ? nowMs - usage.reservation.startedAtMs : 0);
+  const next = reserveNext(entry, usage, want, nowMs, usageAccess);
+  if (waitMs <= 0) return ledgerUnavailable(keyId, admit);
+  return withDeadline(next, waitMs).then((outcome) => {
+    if (outcome === 'late' || outcome === 'failed') return ledgerUnavailable(keyId, admit);
+    if (outcome === 'used_up' || usage.used >= usage.reserved) return quotaExceeded(keyId, admit, nowMs);
+    return admitted();
   });
+}
+
+type ReservationOutcome = 'granted' | 'used_up' | 'failed';
+
+/** The key's reservation of its next chunk: one at a time per key, started now or already under way. */
+function reserveNext(
+  entry: KeyEntry,
+  usage: UsageCounter,
+  want: number,
+  nowMs: number,
+  usageAccess: UsageAccess,
+): Promise<ReservationOutcome> {
+  if (usage.reservation) return usage.reservation.outcome;
+  const outcome = usageAccess.reserve(entry, usage, want).then(
+    (granted): ReservationOutcome => {
+      if (granted) return 'granted';
+      usage.exhaustedUntilMs = nowMs + EXHAUSTED_RECHECK_MS;
+      return 'used_up';
+    },
+    // The owner's reserve() logs the error (and gives up the partition when a newer owner fenced it off).
+    (): ReservationOutcome => 'failed',
+  );
+  usage.reservation = { outcome, startedAtMs: nowMs };
+  void outcome.then(() => {
+    usage.reservation = undefined;
+  });
+  return outcome;
+}
+
+function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T | 'late'> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<'late'>((resolve) => {
+    timer = setTimeout(() => resolve('late'), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
+/** Block mode without an answer from the ledger: refused, never admitted on trust (docs/rest.md, "Limits"). */
+function ledgerUnavailable(keyId: string, admit: Admit): Reject {
+  return {
+    ok: false,
+    code: 'service_unavailable',
+    keyId,
+    retryAfterSeconds: 1,
+    rate: admit.rate,
+    quota: admit.quota,
+    detail: 'the quota ledger did not answer in time; a block-mode key is refused rather than admitted uncounted',
+  };
 }
 
 function quotaExceeded(keyId: string, admit: Admit, nowMs: number): Reject {

@@ -69,6 +69,8 @@ export class PartitionActor {
    * so two concurrent updates of one document can lose one (MongoDB would not, but the order costs nothing).
    */
   private writes: Promise<unknown> = Promise.resolve();
+  /** Reservations under way (they may outlive the decision that started them); stop() waits for them. */
+  private readonly reserving = new Set<Promise<boolean>>();
   private stopped = false;
   private periodicFlushRunning = false;
   /** Answers of recent batches by batch id, oldest first (Map keeps insertion order). */
@@ -86,26 +88,11 @@ export class PartitionActor {
         entry.usage = new UsageCounter(month, snapshot);
         return entry.usage;
       },
-      reserve: async (entry, usage, want) => {
-        const record = entry.record!;
-        const { customer_id: customerId, key_id: keyId } = record;
-        const taken = await deps.allowance.take(
-          customerId,
-          usage.month,
-          'requests',
-          want,
-          record.plan.monthly_quota,
-          keyId,
-        );
-        if (taken === 0) return false;
-        try {
-          usage.reserved = await this.serialWrite(() => deps.ledger.grow(keyId, usage.month, lease.epoch, taken));
-        } catch (error) {
-          // Taken but never reserved: nobody can use these units, so they go back to the customer.
-          await deps.allowance.giveBack(customerId, usage.month, 'requests', taken, keyId).catch(() => undefined);
-          throw error;
-        }
-        return true;
+      reserve: (entry, usage, want) => {
+        const reserving = this.reserve(entry, usage, want);
+        this.reserving.add(reserving);
+        void reserving.catch(() => undefined).finally(() => this.reserving.delete(reserving));
+        return reserving;
       },
       takeSuggestion: async (entry, usage) => {
         const record = entry.record!;
@@ -145,6 +132,8 @@ export class PartitionActor {
     this.stopped = true;
     for (const subscription of this.subscriptions) subscription.unsubscribe();
     await this.tail;
+    // A reservation that lands after the release would reserve units nobody uses until the next owner opens the key.
+    await Promise.allSettled([...this.reserving]);
     await this.flush(true);
   }
 
@@ -438,6 +427,40 @@ export class PartitionActor {
 
   get size(): number {
     return this.entries.size;
+  }
+
+  /**
+   * Takes up to `want` units from the customer's allowance into the key's reservation. A write fenced off by a newer
+   * owner gives the partition up; any failure is logged here, since the decision that started it may be gone.
+   */
+  private async reserve(entry: KeyEntry, usage: UsageCounter, want: number): Promise<boolean> {
+    const record = entry.record!;
+    const { customer_id: customerId, key_id: keyId } = record;
+    try {
+      const taken = await this.deps.allowance.take(
+        customerId,
+        usage.month,
+        'requests',
+        want,
+        record.plan.monthly_quota,
+        keyId,
+      );
+      if (taken === 0) return false;
+      try {
+        usage.reserved = await this.serialWrite(() =>
+          this.deps.ledger.grow(keyId, usage.month, this.lease.epoch, taken),
+        );
+      } catch (error) {
+        // Taken but never reserved: nobody can use these units, so they go back to the customer.
+        await this.deps.allowance.giveBack(customerId, usage.month, 'requests', taken, keyId).catch(() => undefined);
+        throw error;
+      }
+      return true;
+    } catch (error) {
+      if (error instanceof FencedError) this.fenced();
+      else this.deps.logger.warn({ err: error, partition: this.partition }, 'reservation failed');
+      throw error;
+    }
   }
 
   /** Writes the unflushed counts of one customer's keys held here (another node is about to read its month). */
