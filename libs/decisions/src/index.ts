@@ -37,6 +37,7 @@ export type {
 } from './codec';
 export { DecisionClient } from './decision.client';
 export { RefusalHold } from './refusal-hold';
+export { failFastWhileDisconnected, NATS_UNAVAILABLE } from './nats-availability';
 export type { DecisionClientOptions } from './decision.client';
 export { KeyLifecycle } from './key-lifecycle';
 export type { KeyLifecycleDeps } from './key-lifecycle';

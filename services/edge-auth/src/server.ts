@@ -1,4 +1,4 @@
-import { connectNats, DecisionClient } from '@gateway/decisions';
+import { connectNats, DecisionClient, failFastWhileDisconnected } from '@gateway/decisions';
 import { createClientAddressResolver } from '@gateway/store';
 import { createProviderCaller, type ProviderCaller } from '@gateway/proto';
 import {
@@ -16,7 +16,6 @@ import type { NatsConnection } from 'nats';
 import type { Config } from './config';
 import { answerClientError } from './gateway/client-error';
 import { createGatewayHandler } from './gateway/gateway.handler';
-import { failFastWhileDisconnected } from './gateway/nats-availability';
 
 export interface EdgeAuth {
   server: Server;

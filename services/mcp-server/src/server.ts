@@ -1,4 +1,4 @@
-import { connectNats, DecisionClient } from '@gateway/decisions';
+import { connectNats, DecisionClient, failFastWhileDisconnected } from '@gateway/decisions';
 import { createProviderCaller, type ProviderCaller } from '@gateway/proto';
 import { createClientAddressResolver, hashApiKey, isWellFormedApiKey } from '@gateway/store';
 import { createCounter, createMetrics, httpRequestDuration, metricsHandler, type Logger } from '@gateway/telemetry';
@@ -18,7 +18,6 @@ import { protectedResourceMetadata, type ProtectedResource } from './auth/protec
 import type { Config } from './config';
 import { defaultAllowedHosts, dnsRebindingGuard } from './http/dns-rebinding.guard';
 import { mcpPostHandlers, methodNotAllowed } from './http/mcp.handler';
-import { failFastWhileDisconnected } from './http/nats-availability';
 import { EndpointIndex } from './suggest/endpoint.index';
 import { OpenAiCompatibleModel } from './suggest/llm.client';
 import type { ToolDeps } from './tools/tool-context';

@@ -1,9 +1,10 @@
-import type { DecisionClient, Verdict } from '@gateway/decisions';
+import type { DecisionClient } from './decision.client';
+import type { Verdict } from './verdict';
 import { Events, type NatsConnection } from 'nats';
 
-type Decisions = Pick<DecisionClient, 'decide' | 'refund'>;
+type Decisions = Pick<DecisionClient, 'decide' | 'refund' | 'refundSuggestion'>;
 
-/** What a request gets while NATS is away: the documented 503 (with Retry-After, added where it is answered). */
+/** What a request gets while NATS is away: the documented 503 (edge-auth and mcp-server add Retry-After). */
 export const NATS_UNAVAILABLE: Verdict = {
   ok: false,
   code: 'service_unavailable',
@@ -12,9 +13,9 @@ export const NATS_UNAVAILABLE: Verdict = {
 
 /**
  * Decisions that fail at once while the NATS connection is down (between its `disconnect` and `reconnect` events,
- * or once it is closed) instead of waiting the whole DECISION_BUDGET_MS for an owner that cannot be asked: during
- * an outage every request would otherwise hold a socket and memory for 4 s and answer at the very edge of its
- * deadline (`npm run chaos`, scenario 1). Requests already waiting when the connection drops keep their budget.
+ * or once it is closed) instead of waiting the whole DECISION_BUDGET_MS for an owner that cannot be asked (edge-auth
+ * and mcp-server): during an outage every request would otherwise hold its socket for 4 s and answer at the very edge
+ * of its deadline (`npm run chaos`, scenario 1). Requests already waiting when the connection drops keep their budget.
  */
 export function failFastWhileDisconnected(decisions: Decisions, nc: NatsConnection): Decisions {
   let disconnected = false;
@@ -28,5 +29,6 @@ export function failFastWhileDisconnected(decisions: Decisions, nc: NatsConnecti
     decide: (request) =>
       disconnected || nc.isClosed() ? Promise.resolve(NATS_UNAVAILABLE) : decisions.decide(request),
     refund: (keyHash, count) => decisions.refund(keyHash, count),
+    refundSuggestion: (keyHash) => decisions.refundSuggestion(keyHash),
   };
 }

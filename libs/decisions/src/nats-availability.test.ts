@@ -1,4 +1,4 @@
-import type { DecisionRequest, Verdict } from '@gateway/decisions';
+import type { DecisionRequest, Verdict } from './verdict';
 import { freePort, toolsBinDir } from '@gateway/testing';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -38,7 +38,7 @@ async function until(condition: () => Promise<boolean>, what: string): Promise<v
   throw new Error(`timed out waiting for ${what}`);
 }
 
-describe('MCP - decisions while NATS is away', () => {
+describe('decisions while NATS is away (edge-auth, mcp-server)', () => {
   let server: ChildProcess;
   let port: number;
   let nc: NatsConnection;
