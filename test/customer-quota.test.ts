@@ -1,8 +1,6 @@
-import { partitionOf } from '@gateway/decisions';
-import { hashApiKey } from '@gateway/store';
 import { GatewayFixtures, startGatewayCluster, type GatewayCluster, type RunningService } from '@gateway/testing';
-import { connect, JSONCodec, type NatsConnection } from 'nats';
-import { rawRequest, testDatabaseUri, testNatsUrl, untilPartitionsSplit } from './harness';
+import { connect, type NatsConnection } from 'nats';
+import { partitionOwner, rawRequest, testDatabaseUri, testNatsUrl, untilPartitionsSplit } from './harness';
 
 /**
  * The plan's monthly quota is the customer's (spec 8, issue 15): every key of a customer draws from one month,
@@ -47,17 +45,8 @@ afterAll(async () => {
 });
 
 /** The node id holding the lease of the key's partition. */
-async function ownerOf(secret: string): Promise<string> {
-  const kv = await nc.jetstream().views.kv(cluster.sharedEnv.LEASE_BUCKET!);
-  const partition = partitionOf(hashApiKey(secret), Number(cluster.sharedEnv.PARTITIONS));
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const entry = await kv.get(`p${partition}`);
-    const lease =
-      entry?.operation === 'PUT' ? JSONCodec<{ owner: string; released?: unknown }>().decode(entry.value) : null;
-    if (lease && !lease.released) return lease.owner;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`partition ${partition} has no owner`);
+function ownerOf(secret: string): Promise<string> {
+  return partitionOwner(nc, cluster, secret);
 }
 
 /** A customer with one connection and two keys whose partitions two different actor nodes own. */

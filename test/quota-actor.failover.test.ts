@@ -1,8 +1,6 @@
-import { partitionOf } from '@gateway/decisions';
-import { hashApiKey } from '@gateway/store';
 import { GatewayFixtures, startGatewayCluster, type GatewayCluster, type RunningService } from '@gateway/testing';
-import { connect, JSONCodec, type NatsConnection } from 'nats';
-import { rawRequest, testDatabaseUri, testNatsUrl, untilPartitionsSplit } from './harness';
+import { connect, type NatsConnection } from 'nats';
+import { partitionOwner, rawRequest, testDatabaseUri, testNatsUrl, untilPartitionsSplit } from './harness';
 
 /**
  * Partition ownership moves between quota-actor processes without over-admitting (issue: failover within 2 s,
@@ -44,18 +42,8 @@ async function businessKey(): Promise<string> {
 }
 
 /** The node id holding the lease of the key's partition. */
-async function ownerOf(secret: string): Promise<string> {
-  const kv = await nc.jetstream().views.kv(cluster.sharedEnv.LEASE_BUCKET!);
-  const partition = partitionOf(hashApiKey(secret), Number(cluster.sharedEnv.PARTITIONS));
-  for (let attempt = 0; attempt < 100; attempt++) {
-    const entry = await kv.get(`p${partition}`);
-    const lease =
-      entry?.operation === 'PUT' ? JSONCodec<{ owner: string; released?: unknown }>().decode(entry.value) : null;
-    // A released lease names its last owner but is free.
-    if (lease && !lease.released) return lease.owner;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`partition ${partition} has no owner`);
+function ownerOf(secret: string): Promise<string> {
+  return partitionOwner(nc, cluster, secret);
 }
 
 /** Concurrent clients until every one of them has seen quota_exceeded; counts what was admitted. */

@@ -20,8 +20,8 @@ const LEDGER_REFUSAL_MAX_MS = 1_000;
 /**
  * 4. FerretDB stopped (SIGSTOP) for 10 s, then continued (SIGCONT): keys already in memory keep deciding, and
  * afterwards the ledger holds every admitted request of the metered keys and never more than the quota of the block
- * keys. Metered keys are admitted throughout. A block-mode key admits while the reservation in hand lasts (the next
- * chunk is reserved ahead), then gets the documented fast refusal, 503 service_unavailable with Retry-After, until
+ * keys. Metered keys are admitted throughout. A block-mode key admits while the reservation in hand lasts (topped up to a
+ * chunk ahead of need), then gets the documented fast refusal, 503 service_unavailable with Retry-After, until
  * the database answers again: block mode refuses what it cannot count (docs/rest.md, "Limits").
  */
 export const databaseOutageScenario: Scenario = {

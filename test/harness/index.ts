@@ -1,6 +1,15 @@
 import { basename } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { startService, uniqueDatabaseUri, type RunningService, type StartServiceOptions } from '@gateway/testing';
+import { partitionOf } from '@gateway/decisions';
+import { hashApiKey } from '@gateway/store';
+import {
+  startService,
+  uniqueDatabaseUri,
+  type GatewayCluster,
+  type RunningService,
+  type StartServiceOptions,
+} from '@gateway/testing';
+import { JSONCodec, type NatsConnection } from 'nats';
 
 function fromSetup(name: 'TEST_NATS_URL' | 'TEST_MONGODB_URI'): string {
   const value = process.env[name];
@@ -79,4 +88,21 @@ export async function untilPartitionsSplit(actors: RunningService[], partitions:
     if (Date.now() > deadline) throw new Error(`the partitions did not split: ${owned.join(' / ')}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/**
+ * The node id holding the lease of the key's partition (a released lease names its last owner but is free, so it is
+ * waited out like a missing one).
+ */
+export async function partitionOwner(nc: NatsConnection, cluster: GatewayCluster, secret: string): Promise<string> {
+  const kv = await nc.jetstream().views.kv(cluster.sharedEnv.LEASE_BUCKET!);
+  const partition = partitionOf(hashApiKey(secret), Number(cluster.sharedEnv.PARTITIONS));
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const entry = await kv.get(`p${partition}`);
+    const lease =
+      entry?.operation === 'PUT' ? JSONCodec<{ owner: string; released?: unknown }>().decode(entry.value) : null;
+    if (lease && !lease.released) return lease.owner;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`partition ${partition} has no owner`);
 }

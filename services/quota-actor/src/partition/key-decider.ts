@@ -167,11 +167,12 @@ function forward(
   if (plan.overage_mode !== 'block') return admitted();
   const want = Math.max(10, Math.min(1000, Math.ceil(plan.rate_limit_rps)));
   if (usage.used < usage.reserved) {
-    // The next chunk is reserved while half of this one is left, so decisions do not wait for the ledger (and a
-    // short database outage costs nothing until the reservation in hand runs out).
-    if (usage.reserved - usage.used <= want / 2 && nowMs >= usage.exhaustedUntilMs) {
-      void reserveNext(entry, usage, want, nowMs, usageAccess);
-    }
+    // Topped up to a whole chunk once half of it is left, so decisions do not wait for the ledger (and a short
+    // database outage costs nothing until the reservation in hand runs out), while a crash still loses at most one
+    // chunk: the reservation in hand never exceeds one.
+    const left = usage.reserved - usage.used;
+    if (left <= want / 2 && nowMs >= usage.exhaustedUntilMs)
+      void reserveNext(entry, usage, want - left, nowMs, usageAccess);
     return admitted();
   }
   // The customer's allowance was used up a moment ago: refuse without asking the ledger on every request.
