@@ -249,7 +249,10 @@ async function quotaRun(
     sandboxRequests,
     outcomes: counter.byCode,
     seconds,
-    met: kill9 ? extra === 0 && quota - admitted <= env.plans.quota.chunk : admitted === quota,
+    // A crash costs at most one chunk, plus the dead owner's decisions whose answers never left it (one per client).
+    met: kill9
+      ? extra === 0 && quota - admitted <= env.plans.quota.chunk + edges.length * settings.clientsPerEdge
+      : admitted === quota,
   };
   if (owner) {
     result.killedActor = {

@@ -352,7 +352,7 @@ function quotaLine(result: QuotaResult): string {
   return (
     `| ${result.keys > 1 ? `${result.keys} keys of one customer on two owners, ` : ''}` +
     `${result.kill9 ? 'with kill -9 of the owner' : 'no failure'} | ${result.edges} x ${result.clients / result.edges} | ` +
-    `${n(result.monthlyQuota)} | ${n(result.admitted)} | ${result.extra} | ${result.lost} (bound: one chunk, ${result.chunk}) | ` +
+    `${n(result.monthlyQuota)} | ${n(result.admitted)} | ${result.extra} | ${result.lost} (bound: one chunk, ${result.chunk}, + unanswered decisions) | ` +
     `${n(result.ledgerUsed)} | ${n(result.sandboxRequests)} | ${outcomes} | ${kill} | ${met(result.met)} |`
   );
 }
