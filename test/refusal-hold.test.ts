@@ -76,6 +76,24 @@ describe('held refusals at the edge', () => {
     expect(heldNow).toBeGreaterThan(0);
   });
 
+  it('keeps the rate per key (spec 8): another key of the same customer is admitted while one is held', async () => {
+    const customer = await fixtures.customer('trial');
+    const connection = await fixtures.videoAdsConnection(customer.customer_id);
+    const [first, second] = await Promise.all(
+      [0, 1].map(() => fixtures.key({ customerId: customer.customer_id, accountIds: [connection.accountId] })),
+    );
+    const send = (secret: string) => rawRequest(edge, ADVERTISERS, { headers: { 'X-API-Key': secret } });
+    let code = '';
+    // 1 request per second, burst 1: the first key is over its rate by the second request (or a later one, on a
+    // machine slow enough to refill the bucket in between).
+    for (let i = 0; i < 20 && code !== 'rate_limited'; i++) {
+      const answer = await send(first!.secret);
+      code = answer.status === 200 ? 'ok' : answer.json<{ code: string }>().code;
+    }
+    expect(code).toBe('rate_limited');
+    expect((await send(second!.secret)).status).toBe(200);
+  });
+
   it('refuses a used-up block quota itself, and a revoke ends the hold at once: 401, not a held 429', async () => {
     const { secret, key } = await keyOn('growth');
     const send = () => rawRequest(edge, ADVERTISERS, { headers: { 'X-API-Key': secret } });

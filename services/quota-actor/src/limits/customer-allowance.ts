@@ -71,12 +71,6 @@ export class CustomerAllowance {
     await this.append(customerId, month, kind, keyId, (end) => -Math.min(units, end));
   }
 
-  /** Units taken and not given back this month. */
-  async taken(customerId: string, month: string, kind: AllowanceKind): Promise<number> {
-    const chain = chainId(customerId, month, kind);
-    return (await this.walk(chain, await this.startingPoint(chain))).end;
-  }
-
   private append(
     customerId: string,
     month: string,

@@ -8,10 +8,20 @@ export interface KeyShare {
   suggestions: number;
 }
 
-/** A customer's month as the ledger held it at `readAtMs`, key by key. */
+/** A customer's month as the ledger held it at `readAtMs`, key by key, and summed once (read on every decision). */
 export interface CustomerMonthShares {
   readAtMs: number;
   keys: ReadonlyMap<string, KeyShare>;
+  total: { used: number; suggestions: number };
+}
+
+export function sharesOf(readAtMs: number, keys: ReadonlyMap<string, KeyShare>): CustomerMonthShares {
+  const total = { used: 0, suggestions: 0 };
+  for (const share of keys.values()) {
+    total.used += share.used;
+    total.suggestions += share.suggestions;
+  }
+  return { readAtMs, keys, total };
 }
 
 interface UsageFields {
@@ -109,7 +119,7 @@ export class CustomerMonth {
         suggestions: doc.suggestions_used ?? 0,
       });
     }
-    return { readAtMs, keys };
+    return sharesOf(readAtMs, keys);
   }
 
   private keyIdsOf(customerId: string, nowMs: number): Promise<string[]> {
@@ -125,21 +135,18 @@ export class CustomerMonth {
     if (this.keyLists.size > 100_000) this.keyLists.clear();
     return keyIds;
   }
-
-  /** Forgets the key list of a customer (a key was created, rotated or revoked). */
-  keysChanged(customerId: string): void {
-    this.keyLists.delete(customerId);
-  }
 }
 
-/** The customer's units this month as one key's owner sees them: the others as last read, this key exactly. */
+/**
+ * The customer's units this month as one key's owner sees them: the others as last read, this key exactly. O(1):
+ * it runs on every decision, and a customer may have thousands of keys.
+ */
 export function customerTotal(
   shares: CustomerMonthShares | undefined,
   keyId: string,
   ownNow: number,
   field: 'used' | 'suggestions',
 ): number {
-  let total = ownNow;
-  if (shares) for (const [id, share] of shares.keys) if (id !== keyId) total += share[field];
-  return total;
+  if (!shares) return ownNow;
+  return shares.total[field] - (shares.keys.get(keyId)?.[field] ?? 0) + ownNow;
 }

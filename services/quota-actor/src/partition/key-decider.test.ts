@@ -1,6 +1,6 @@
 import type { DecisionRequest } from '@gateway/decisions';
 import { DEFAULT_PLANS, type KeyDecisionRecord } from '@gateway/store';
-import type { CustomerMonthShares } from '../limits/customer-month';
+import { sharesOf, type CustomerMonthShares } from '../limits/customer-month';
 import { UsageCounter } from '../limits/usage-counter';
 import { decideForKey, RESERVATION_WAIT_MS, type UsageAccess } from './key-decider';
 import { buildKeyEntry, type KeyEntry } from './key-entry';
@@ -27,10 +27,11 @@ function record(overrides: Partial<KeyDecisionRecord> = {}): KeyDecisionRecord {
  * took; suggestions up to the allowance.
  */
 function memoryUsage(initialUsed = 0, others: { used: number; suggestions: number } = { used: 0, suggestions: 0 }) {
-  const shares = (): CustomerMonthShares => ({
-    readAtMs: NOW,
-    keys: new Map([['dg_live_other', { used: others.used, reserved: others.used, suggestions: others.suggestions }]]),
-  });
+  const shares = (): CustomerMonthShares =>
+    sharesOf(
+      NOW,
+      new Map([['dg_live_other', { used: others.used, reserved: others.used, suggestions: others.suggestions }]]),
+    );
   const access = {
     reserveCalls: 0,
     suggestionsTaken: 0,
