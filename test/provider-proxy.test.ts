@@ -430,7 +430,9 @@ describe('provider-proxy against the platform sandbox', () => {
     });
 
     it('passes 40100 through unchanged when the guard is set above the platform rate', async () => {
-      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      // The sandbox counts an app's QPS over one second, as the platform does: each burst starts on an empty window.
+      const emptyWindow = () => new Promise((resolve) => setTimeout(resolve, 1_100));
+      await emptyWindow();
       const bursts = await Promise.all(
         Array.from({ length: 10 }, () =>
           call(unguarded.stream, {
@@ -443,7 +445,7 @@ describe('provider-proxy against the platform sandbox', () => {
       const limited = bursts.filter((answer) => JSON.parse(answer.body.toString()).code === 40100);
       expect(limited.length).toBeGreaterThanOrEqual(5);
 
-      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      await emptyWindow();
       const directs = await Promise.all(
         Array.from({ length: 6 }, () =>
           direct(slowSandbox, '/v1.3/campaign/get/', `advertiser_id=${NORTHWIND_US}`, slowToken),

@@ -739,10 +739,10 @@ describe('secrets stay secret (logs, spans, metrics, error bodies)', () => {
       }
       metrics.push({ source: `metrics text ${service}`, text });
     }
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // Stopping waits for each service's exit and the end of its output: spans are exported at shutdown and
+    // every log line has been read.
     await oauth.stop();
     await cluster.stop();
-    await new Promise((resolve) => setTimeout(resolve, 300));
 
     // ---- scan ----
     const gatewayLines = logLines.filter(({ service }) => service !== 'platform-sandbox');

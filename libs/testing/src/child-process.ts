@@ -15,24 +15,33 @@ export function exitOf(child: ChildProcess): Promise<ExitInfo> {
   });
 }
 
+/** How long a stopped child's pipes may stay open after it exited (a grandchild can hold them). */
+const OUTPUT_DRAIN_MS = 2_000;
+
 /**
- * Sends `signal`, waits up to `graceMs` for the child to exit, then sends SIGKILL. Always resolves with how
- * the child ended, so callers can stop things in `finally` blocks without extra error handling.
+ * Sends `signal`, waits up to `graceMs` for the child to exit, then sends SIGKILL. Resolves once the child
+ * has exited and its output has been read to the end, so every line it wrote has reached the caller's
+ * listeners. Always resolves with how the child ended, so callers can stop things in `finally` blocks
+ * without extra error handling.
  */
 export async function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM', graceMs = 10_000) {
   const exited = exitOf(child);
   if (child.exitCode !== null || child.signalCode !== null) return exited;
+  const drained = new Promise<void>((resolve) => child.once('close', () => resolve()));
   child.kill(signal);
-  if (signal === 'SIGKILL') return exited;
   let timer: NodeJS.Timeout | undefined;
-  const timedOut = new Promise<'timeout'>((resolve) => {
-    timer = setTimeout(() => resolve('timeout'), graceMs);
-  });
-  const first = await Promise.race([exited, timedOut]);
+  if (signal !== 'SIGKILL') {
+    const timedOut = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), graceMs);
+    });
+    const first = await Promise.race([exited, timedOut]);
+    clearTimeout(timer);
+    if (first === 'timeout') child.kill('SIGKILL');
+  }
+  const ended = await exited;
+  await Promise.race([drained, new Promise<void>((resolve) => (timer = setTimeout(resolve, OUTPUT_DRAIN_MS)))]);
   clearTimeout(timer);
-  if (first !== 'timeout') return first;
-  child.kill('SIGKILL');
-  return exited;
+  return ended;
 }
 
 export function describeExit({ code, signal }: ExitInfo): string {
