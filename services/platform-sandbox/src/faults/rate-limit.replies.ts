@@ -34,7 +34,7 @@ const SEARCH_ADS_NOMINAL_HOUR_LIMIT = 3000;
 
 /**
  * Each platform's own rate-limit refusal, built with the module's envelope so it is byte-compatible with what the
- * module answers when its real limiter trips (docs: /work/shared/reference/platforms.md).
+ * module answers when its real limiter trips (docs/providers.md, errors of each provider).
  */
 export class RateLimitReplies {
   private readonly videoAdsIds: RequestIdFactory;
