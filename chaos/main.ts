@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { ChaosCluster } from './cluster/chaos-cluster';
 import { renderMarkdown, resultLine, type ChaosReport } from './report/chaos-report';
 import { databaseOutageScenario } from './scenarios/database-outage.scenario';
-import { natsOutageScenario } from './scenarios/nats-outage.scenario';
+import { longNatsOutageScenario, natsOutageScenario } from './scenarios/nats-outage.scenario';
 import { platformFaultsScenario } from './scenarios/platform-faults.scenario';
 import { proxyCrashScenario } from './scenarios/proxy-crash.scenario';
 import { rollingRestartScenario } from './scenarios/rolling-restart.scenario';
@@ -43,6 +43,7 @@ const QUICK: Profile = {
 
 const SCENARIOS: Scenario[] = [
   natsOutageScenario,
+  longNatsOutageScenario,
   proxyCrashScenario,
   rollingRestartScenario,
   databaseOutageScenario,
@@ -59,7 +60,7 @@ function parseArgs(argv: string[]): { profile: Profile; only: string[] | undefin
     else if (arg === '--only' || arg.startsWith('--only=')) {
       only = (arg.startsWith('--only=') ? arg.slice(7) : (argv[++i] ?? '')).split(',').filter(Boolean);
       const unknown = only.filter((id) => !SCENARIOS.some((scenario) => scenario.id === id));
-      if (only.length === 0 || unknown.length > 0) throw new Error(`--only takes scenario numbers 1-6, got ${only}`);
+      if (only.length === 0 || unknown.length > 0) throw new Error(`--only takes scenario ids (1, 1b, 2-6), got ${only}`);
     } else if (arg === '--help' || arg === '-h') {
       console.log('usage: npm run chaos -- [--quick] [--only 1,2,...]  (docs/chaos.md)');
       process.exit(0);
