@@ -1,11 +1,17 @@
 import {
   exchangeVideoAdsAuthCode,
   generateSearchAdsKeyPair,
+  marketplaceGrant,
   searchAdsGrant,
   SearchAdsGrantError,
+  videoShopGrant,
+  type GrantedAccount,
+  type MarketplaceApp,
+  type PlatformGrant,
   type SearchAdsApiUser,
   type SearchAdsGrant,
   type VideoAdsApp,
+  type VideoShopApp,
 } from '@gateway/platform-grants';
 import {
   hashApiKey,
@@ -51,11 +57,11 @@ const DEMO_PLAN = 'growth';
 
 /**
  * A demo customer on the growth plan with one connection per provider the stack serves, each granted through the
- * sandbox's own flow: video-ads through the authorization page (auth_code -> token exchange), video-shop through
- * the sandbox's seeding route (token pair and shop ciphers; the portal has no video-shop grant yet), one shop, and
- * the first marketplace sandbox shop granted to each of the three marketplace apps through the sandbox's grant
- * route (three connections, same shop id), and search-ads as the portal makes it (an API user of one sandbox org
- * with a key pair made here). And one key for all six. Re-running keeps the customer (moved to the growth plan if an
+ * sandbox's own flow, as the portal grants it: video-ads, video-shop and each of the three marketplace apps through
+ * the platform's authorization page (the demo plays the seller: first business center, first seller's first shop,
+ * first marketplace shop, so one shop is three marketplace connections with one shop id) and the portal's grant
+ * plug-in's code exchange; search-ads as the portal makes it (an API user of one sandbox org with a key pair made
+ * here). And one key for all six. Re-running keeps the customer (moved to the growth plan if an
  * older run made it a trial customer), re-grants the connections (the sandbox forgets tokens and API users when it
  * restarts; the account ids stay, spec 3) and keeps the key when it is still active, widened to every connection.
  */
@@ -63,7 +69,8 @@ export async function seedDemo(
   store: Store,
   sandbox: {
     videoAds: VideoAdsApp;
-    marketplacePartnerIds: Record<MarketplaceProvider, string>;
+    videoShop: VideoShopApp;
+    marketplace: Record<MarketplaceProvider, MarketplaceApp>;
     searchAds: SearchAdsPlatform;
   },
   previous?: Partial<DemoIdentity>,
@@ -96,21 +103,19 @@ export async function seedDemo(
 
   const adsGrant = await exchangeVideoAdsAuthCode(sandbox.videoAds, await consentAtSandbox(sandbox.videoAds));
   const ads = await upsert('video-ads', { access_token: adsGrant.accessToken }, adsGrant.advertiserIds);
-  const shopGrant = await mintVideoShopGrant(sandbox.videoAds.baseUrl);
-  const shop = await upsert('video-shop', shopGrant.credentials, [shopGrant.shopId]);
+  const [shopGrant] = await grantAtSandbox(videoShopGrant(sandbox.videoShop), pickFirst('open_id'));
+  if (!shopGrant) throw new Error('the sandbox granted a video-shop seller without shops');
+  const shop = await upsert('video-shop', shopGrant.credentials, shopGrant.externalAccountIds);
 
   const accounts: DemoAccount[] = [
     { provider: 'video-ads', account_id: ads.account_id },
     { provider: 'video-shop', account_id: shop.account_id },
   ];
-  const marketShopId = await firstMarketplaceShop(sandbox.videoAds.baseUrl);
   for (const provider of MARKETPLACE_PROVIDERS) {
-    const grant = await mintMarketplaceGrant(
-      sandbox.videoAds.baseUrl,
-      sandbox.marketplacePartnerIds[provider],
-      marketShopId,
-    );
-    const connection = await upsert(provider, grant, [String(marketShopId)]);
+    const grant = marketplaceGrant(provider, sandbox.marketplace[provider]);
+    const [granted] = await grantAtSandbox(grant, pickFirst('shop_id'));
+    if (!granted) throw new Error(`the sandbox's ${provider} grant covered no shop`);
+    const connection = await upsert(provider, granted.credentials, granted.externalAccountIds);
     accounts.push({ provider, account_id: connection.account_id });
   }
   const searchAds = searchAdsGrant(sandbox.searchAds);
@@ -146,47 +151,6 @@ export async function seedDemo(
     account_ids: accountIds,
   });
   return identity(key, secret);
-}
-
-/**
- * video-shop: the sandbox's seeding route (POST /_sandbox/video-shop/grants) grants its first seller and answers the
- * token pair with the shops and their ciphers; the connection is its first shop, stored as the grant flow stores it.
- */
-async function mintVideoShopGrant(sandboxUrl: string): Promise<{
-  shopId: string;
-  credentials: CreateConnectionInput['credentials'];
-}> {
-  const sellers = (await (await fetch(new URL('/_sandbox/video-shop/sellers', sandboxUrl))).json()) as {
-    sellers?: { open_id: string }[];
-  };
-  const openId = sellers.sellers?.[0]?.open_id;
-  if (!openId) throw new Error('the sandbox lists no video-shop seller to grant');
-  const response = await fetch(new URL('/_sandbox/video-shop/grants', sandboxUrl), {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ open_id: openId }),
-  });
-  if (response.status !== 201) throw new Error(`the sandbox's video-shop grant answered ${response.status}`);
-  const minted = (await response.json()) as {
-    access_token: string;
-    access_token_expire_in: number;
-    refresh_token: string;
-    refresh_token_expire_in: number;
-    shops: { id: string; cipher: string }[];
-  };
-  const shop = minted.shops[0];
-  if (!shop) throw new Error('the sandbox granted a video-shop seller without shops');
-  return {
-    shopId: shop.id,
-    credentials: {
-      access_token: minted.access_token,
-      refresh_token: minted.refresh_token,
-      // *_expire_in are absolute unix seconds (platform-sandbox README).
-      access_token_expires_at: new Date(minted.access_token_expire_in * 1000).toISOString(),
-      refresh_token_expires_at: new Date(minted.refresh_token_expire_in * 1000).toISOString(),
-      attributes: { shop_cipher: shop.cipher, shop_id: shop.id },
-    },
-  };
 }
 
 type SearchAdsDemoGrant = { externalAccountIds: string[]; credentials: CreateConnectionInput['credentials'] };
@@ -247,48 +211,50 @@ async function newSearchAdsGrant(grant: SearchAdsGrant, sandboxUrl: string): Pro
   return grant.grantedAccount(user, await grant.mintToken(user), orgId);
 }
 
-/** The first of the marketplace sandbox's fixed shops (GET /_sandbox/marketplace/shops). */
-async function firstMarketplaceShop(sandboxUrl: string): Promise<number> {
-  const listing = (await (await fetch(new URL('/_sandbox/marketplace/shops', sandboxUrl))).json()) as {
-    shops?: { shop_id: number }[];
+/** The consent form's choice: the first value the page offers for the named radio or select field. */
+function pickFirst(field: string): (page: string) => string {
+  return (page) => {
+    const value = new RegExp(`name="${field}" value="([^"]+)"`).exec(page)?.[1];
+    if (value === undefined) throw new Error(`the sandbox's authorization page offers no ${field}`);
+    return value;
   };
-  const shopId = listing.shops?.[0]?.shop_id;
-  if (shopId === undefined) throw new Error('the sandbox lists no marketplace shop to grant');
-  return shopId;
 }
 
+const DEMO_CALLBACK = 'http://127.0.0.1/demo-callback';
+
 /**
- * marketplace apps: the sandbox's grant route (POST /_sandbox/marketplace/grants) grants one shop to one app and
- * answers the token pair; stored as the grant flow stores it (the shop id as attribute, libs/testing's
- * marketplaceConnection).
+ * Plays the customer on a platform's authorization page (the grant plug-in's own URL): reads the page, submits its
+ * form with every hidden field as served and the choice `pick` makes, and hands the redirect's query to the
+ * plug-in's code exchange, as the portal's callback does.
  */
-async function mintMarketplaceGrant(
-  sandboxUrl: string,
-  partnerId: string,
-  shopId: number,
-): Promise<CreateConnectionInput['credentials']> {
-  const response = await fetch(new URL('/_sandbox/marketplace/grants', sandboxUrl), {
-    method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
-    body: JSON.stringify({ partner_id: Number(partnerId), shop_id: shopId }),
-  });
-  if (response.status !== 201) {
-    throw new Error(`the sandbox's marketplace grant for partner ${partnerId} answered ${response.status}`);
+async function grantAtSandbox(grant: PlatformGrant, pick: (page: string) => string): Promise<GrantedAccount[]> {
+  const authorize = new URL(grant.authorizationUrl('demo', DEMO_CALLBACK));
+  const page = await fetch(authorize);
+  if (page.status !== 200) throw new Error(`the ${grant.provider} authorization page answered ${page.status}`);
+  const html = await page.text();
+  const form = new URLSearchParams(authorize.searchParams);
+  for (const [, name, value] of html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)) {
+    form.set(name!, decodeEntities(value!));
   }
-  const minted = (await response.json()) as {
-    access_token: string;
-    refresh_token: string;
-    access_token_expires_at: number;
-    refresh_token_expires_at: number;
-  };
-  return {
-    access_token: minted.access_token,
-    refresh_token: minted.refresh_token,
-    // *_expires_at are unix seconds.
-    access_token_expires_at: new Date(minted.access_token_expires_at * 1000).toISOString(),
-    refresh_token_expires_at: new Date(minted.refresh_token_expires_at * 1000).toISOString(),
-    attributes: { shop_id: String(shopId) },
-  };
+  const choice = pick(html);
+  const field = /name="(open_id|shop_id|bc_id)"/.exec(html)?.[1];
+  if (field === undefined) throw new Error(`the ${grant.provider} authorization page has no choice to make`);
+  form.set(field, choice);
+  form.set('action', 'authorize');
+  const consent = await fetch(new URL(authorize.pathname, authorize.origin), {
+    method: 'POST',
+    body: form,
+    redirect: 'manual',
+  });
+  const location = consent.headers.get('location');
+  if (consent.status !== 302 || !location) {
+    throw new Error(`the ${grant.provider} authorization page answered ${consent.status} without a redirect`);
+  }
+  return grant.exchange(Object.fromEntries(new URL(location).searchParams));
+}
+
+function decodeEntities(text: string): string {
+  return text.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code))).replace(/&amp;/g, '&');
 }
 
 /** Plays the customer on the sandbox's authorization page: picks the first business center and authorizes. */
@@ -298,7 +264,7 @@ async function consentAtSandbox(app: VideoAdsApp): Promise<string> {
   };
   const bcId = accounts.business_centers?.[0]?.bc_id;
   if (!bcId) throw new Error('the sandbox lists no business center to grant');
-  const redirectUri = 'http://127.0.0.1/demo-callback';
+  const redirectUri = DEMO_CALLBACK;
   const response = await fetch(new URL('/portal/auth', app.baseUrl), {
     method: 'POST',
     headers: { 'Content-Type': 'application/x-www-form-urlencoded' },

@@ -247,10 +247,28 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
         store,
         {
           videoAds: { baseUrl: sandbox.url, appId: secrets.videoAdsAppId, secret: secrets.videoAdsAppSecret },
-          marketplacePartnerIds: {
-            marketplace: secrets.marketplacePartnerId,
-            'marketplace-ads': secrets.marketplaceAdsPartnerId,
-            'marketplace-affiliate': secrets.marketplaceAffiliatePartnerId,
+          videoShop: {
+            apiBaseUrl: platformEnv.VIDEO_SHOP_API_URL,
+            authBaseUrl: platformEnv.VIDEO_SHOP_AUTH_URL,
+            appKey: secrets.videoShopAppKey,
+            appSecret: secrets.videoShopAppSecret,
+          },
+          marketplace: {
+            marketplace: {
+              baseUrl: platformEnv.MARKETPLACE_BASE_URL,
+              partnerId: secrets.marketplacePartnerId,
+              partnerKey: secrets.marketplacePartnerKey,
+            },
+            'marketplace-ads': {
+              baseUrl: platformEnv.MARKETPLACE_BASE_URL,
+              partnerId: secrets.marketplaceAdsPartnerId,
+              partnerKey: secrets.marketplaceAdsPartnerKey,
+            },
+            'marketplace-affiliate': {
+              baseUrl: platformEnv.MARKETPLACE_BASE_URL,
+              partnerId: secrets.marketplaceAffiliatePartnerId,
+              partnerKey: secrets.marketplaceAffiliatePartnerKey,
+            },
           },
           searchAds: { apiBaseUrl: platformEnv.SEARCH_ADS_API_URL, authBaseUrl: platformEnv.SEARCH_ADS_AUTH_URL },
         },
