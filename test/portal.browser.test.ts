@@ -293,7 +293,9 @@ describeWithChromium('portal in a browser', () => {
       // Connect video-shop: the seller authorizes on the sandbox's page, one connection per shop comes back.
       await shopPage.getByRole('button', { name: 'Connect Video shop' }).click();
       await shopPage.waitForURL((url) => url.toString().startsWith(`${cluster.sandbox.url}/video-shop-auth/`));
-      await shopPage.locator('input[name="open_id"]').first().check();
+      const seller = shopPage.locator('input[name="open_id"]').first();
+      const openId = (await seller.getAttribute('value'))!;
+      await seller.check();
       await shopPage.getByRole('button', { name: 'Authorize' }).click();
       await shopPage.waitForURL((url) => url.pathname === '/connections' && url.searchParams.has('connected'));
       const accountIds = new URL(shopPage.url()).searchParams.get('connected')!.split(',');
@@ -302,8 +304,27 @@ describeWithChromium('portal in a browser', () => {
       await row.waitFor();
       expect(await row.getByTestId('connection-status').textContent()).toBe('Active');
 
-      // The platform stops accepting the grant (what provider-proxy records after a refused refresh).
-      await fixtures.store.connections.setStatus(accountIds[0]!, 'needs_regrant');
+      // The seller revokes the grant at the platform; the next call through the gateway finds out.
+      const connection = await fixtures.store.connections.findByAccountId(accountIds[0]!);
+      const { secret } = await fixtures.key({
+        customerId: connection!.customer_id,
+        providers: ['video-shop'],
+        accountIds: [accountIds[0]!],
+      });
+      const readShops = () =>
+        fetch(`${edge}/v1/video-shop/authorization/202309/shops`, {
+          headers: { 'X-API-Key': secret, 'X-Account-Id': accountIds[0]! },
+        });
+      expect((await readShops()).status).toBe(200);
+      const revoked = await fetch(`${cluster.sandbox.url}/_sandbox/video-shop/revoke`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ open_id: openId }),
+      });
+      expect(revoked.status).toBe(200);
+      const refused = await readShops();
+      expect(refused.status).toBe(409);
+      expect(((await refused.json()) as { code: string }).code).toBe('connection_needs_regrant');
       await shopPage.reload();
       await row.waitFor();
       expect(await row.getAttribute('data-status')).toBe('needs_regrant');
@@ -324,6 +345,7 @@ describeWithChromium('portal in a browser', () => {
       await row.waitFor();
       expect(await row.getByTestId('connection-status').textContent()).toBe('Active');
       expect(await row.getByTestId('needs-regrant-help').count()).toBe(0);
+      expect((await readShops()).status).toBe(200);
     } finally {
       await shopContext.close();
     }

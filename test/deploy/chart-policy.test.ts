@@ -3,6 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { parser as PromqlParser } from '@prometheus-io/lezer-promql' with { 'resolution-mode': 'import' };
+import { PROVIDER_IDS } from '@gateway/catalogue';
 import { parseAllDocuments } from 'yaml';
 import { chartDir, ensureHelm, helmTemplate } from './helm';
 
@@ -422,6 +423,13 @@ describe('charts/gateway', () => {
     expect(error).toContain('components.portal-api needs PUBLIC_URL');
     expect(error).toContain('components.portal-api needs REST_BASE_URL');
     expect(error).toContain('components.portal-api needs MCP_URL');
+  });
+
+  it("has one providers entry per provider of the catalogue's list, in its order", () => {
+    const values = parseAllDocuments(readFileSync(join(chart, 'values.yaml'), 'utf8'))[0]!.toJS() as {
+      providers: Record<string, unknown>;
+    };
+    expect(Object.keys(values.providers)).toEqual([...PROVIDER_IDS]);
   });
 
   it('wires every entry of providers into provider-proxy and portal-api, and into the sandbox in dev', () => {
