@@ -60,7 +60,8 @@ function parseArgs(argv: string[]): { profile: Profile; only: string[] | undefin
     else if (arg === '--only' || arg.startsWith('--only=')) {
       only = (arg.startsWith('--only=') ? arg.slice(7) : (argv[++i] ?? '')).split(',').filter(Boolean);
       const unknown = only.filter((id) => !SCENARIOS.some((scenario) => scenario.id === id));
-      if (only.length === 0 || unknown.length > 0) throw new Error(`--only takes scenario ids (1, 1b, 2-6), got ${only}`);
+      if (only.length === 0 || unknown.length > 0)
+        throw new Error(`--only takes scenario ids (1, 1b, 2-6), got ${only}`);
     } else if (arg === '--help' || arg === '-h') {
       console.log('usage: npm run chaos -- [--quick] [--only 1,2,...]  (docs/chaos.md)');
       process.exit(0);

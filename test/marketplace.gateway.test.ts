@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { endpointsOf } from '@gateway/catalogue';
 import { GatewayFixtures, startGatewayCluster, type GatewayCluster } from '@gateway/testing';
 import { rawRequest, testDatabaseUri, testNatsUrl, type RawResponse } from './harness';
 
@@ -94,6 +95,38 @@ async function customerWithShop() {
   });
   return { secret, connections };
 }
+
+/**
+ * A write path of the platform, `{module}/{call}`, spelt the ways a client or an attacker might to slip it past an
+ * allowlist: percent-encoded (once and twice), an encoded slash, dot segments, a matrix suffix, upper case and a
+ * trailing slash. Each is sent as POST (the write's method) and GET.
+ */
+function writeVariants(provider: Provider, module: string, call: string): [Provider, 'GET' | 'POST', string][] {
+  const underscore = call.indexOf('_');
+  const encoded = `${call.slice(0, underscore)}%5F${call.slice(underscore + 1)}`;
+  const doubled = `${call.slice(0, underscore)}%255F${call.slice(underscore + 1)}`;
+  const moduleName = module.slice(module.lastIndexOf('/') + 1);
+  const paths = [
+    `${module}/${encoded}`,
+    `${module}/${doubled}`,
+    `/api/v2/${moduleName}%2F${call}`,
+    `/api/v2/shop/../${moduleName}/${call}`,
+    `/api/v2/shop/get_shop_info/../../${moduleName}/${call}`,
+    `${module}/./${call}`,
+    `${module}/${call};`,
+    `${module}/${call};jsessionid=1`,
+    `${module}/${call.toUpperCase()}`,
+    `${module.toUpperCase()}/${call}`,
+    `${module}/${call}/`,
+  ];
+  return paths.flatMap((path) => [
+    [provider, 'POST', path],
+    [provider, 'GET', path],
+  ]);
+}
+
+/** One customer for all the refusal cases: none of them reaches the platform, so they cannot disturb each other. */
+let refusalCustomer: ReturnType<typeof customerWithShop> | undefined;
 
 describe('marketplace apps through the gateway', () => {
   it('reads every endpoint of the three apps with a client of the platform, paging each to its end', async () => {
@@ -269,8 +302,17 @@ describe('marketplace apps through the gateway', () => {
     ['marketplace', 'GET', '/api/v2/shop/get%5Fshop%5Finfo'],
     ['marketplace', 'GET', '/api/v2/shop/get_shop_info/'],
     ['marketplace', 'GET', '/api/v2//shop/get_shop_info'],
+    // Encoded and reshaped spellings of write paths: the allowlist matches the raw path, so none of them is a read.
+    ...writeVariants('marketplace', '/api/v2/order', 'cancel_order'),
+    ...writeVariants('marketplace', '/api/v2/product', 'update_item'),
+    ...writeVariants('marketplace-ads', '/api/v2/ads', 'create_product_level_campaign'),
+    ...writeVariants('marketplace-ads', '/api/v2/ads', 'edit_product_level_campaign_setting_info'),
+    // The affiliate app has no write the sandbox serves; another app's writes are as foreign to it.
+    ...writeVariants('marketplace-affiliate', '/api/v2/order', 'cancel_order'),
+    ...writeVariants('marketplace-affiliate', '/api/v2/ads', 'create_product_level_campaign'),
   ] as const)('refuses %s %s %s with 403 path_not_allowed before the sandbox', async (provider, method, path) => {
-    const { secret, connections } = await customerWithShop();
+    refusalCustomer ??= customerWithShop();
+    const { secret, connections } = await refusalCustomer;
     const { lastSeq } = await fixtures.sandboxRequests();
     const response = await rawRequest(edge, `/v1/${provider}${path}`, {
       method,
@@ -319,4 +361,125 @@ describe('marketplace apps through the gateway', () => {
     expect(refused.body.toString()).not.toContain('error_auth');
     await read(secret, connections.marketplace.accountId, 'marketplace', '/api/v2/shop/get_shop_info');
   });
+  it("passes the platform's daily call limit (error_limit) through in its envelope with HTTP 200, and counts it", async () => {
+    const { secret, connections } = await customerWithShop();
+    const quotaUsed = async () =>
+      (await rawRequest(edge, '/v1/me', { headers: { 'X-API-Key': secret } })).json<{ quota_used: number }>()
+        .quota_used;
+    const setLimit = async (dailyLimit: number | null) => {
+      const response = await fetch(`${cluster.sandbox.url}/_sandbox/marketplace/call-limit`, {
+        method: 'POST',
+        body: JSON.stringify({ daily_limit: dailyLimit }),
+      });
+      expect(response.status).toBe(200);
+    };
+    const shopInfo = () =>
+      rawRequest(edge, clientTarget('marketplace', '/api/v2/shop/get_shop_info', {}), {
+        headers: { 'X-API-Key': secret, 'X-Account-Id': connections.marketplace.accountId },
+      });
+    await setLimit(1);
+    try {
+      const before = await quotaUsed();
+      const { lastSeq } = await fixtures.sandboxRequests();
+      expect((await shopInfo()).json<Envelope>().error).toBe('');
+      const limited = await shopInfo();
+      expect(limited.status).toBe(200);
+      expect(limited.headers['content-type']).toMatch(/^application\/json/);
+      expect(limited.json<Envelope>()).toEqual({
+        request_id: expect.stringMatching(/^[0-9a-f]{32}$/),
+        error: 'error_limit',
+        message: expect.any(String),
+      });
+      // Neither retried nor taken for a token error (no refresh, no needs_regrant): the platform saw each call once.
+      const seen = (await fixtures.sandboxRequests(lastSeq)).requests.filter((r) => r.path.startsWith('/marketplace/'));
+      expect(seen.map((r) => r.path)).toEqual([
+        '/marketplace/api/v2/shop/get_shop_info',
+        '/marketplace/api/v2/shop/get_shop_info',
+      ]);
+      // docs/rest.md, Errors: a platform error keeps its envelope and status and counts toward the quota.
+      expect(await quotaUsed()).toBe(before + 2);
+      // The limit is per app and shop: the ads app still reads the same shop.
+      await read(secret, connections['marketplace-ads'].accountId, 'marketplace-ads', '/api/v2/ads/get_total_balance');
+    } finally {
+      await setLimit(null);
+    }
+    await read(secret, connections.marketplace.accountId, 'marketplace', '/api/v2/shop/get_shop_info');
+  });
+
+  it('accepts every enum value the catalogue declares for a marketplace parameter, and the sandbox accepts no other', async () => {
+    const { secret, connections } = await customerWithShop();
+    const now = Math.floor(Date.now() / 1000);
+    const day = (offsetDays: number) => new Date(Date.now() + offsetDays * 86_400_000);
+    const yyyymmdd = (date: Date) => date.toISOString().slice(0, 10).replaceAll('-', '');
+    // Two months back, whole: a Month period that ends well before the last report date.
+    const monthStart = new Date(Date.UTC(day(0).getUTCFullYear(), day(0).getUTCMonth() - 2, 1));
+    const monthEnd = new Date(Date.UTC(day(0).getUTCFullYear(), day(0).getUTCMonth() - 1, 0));
+    const periodDates: Record<string, [Date, Date]> = {
+      Day: [day(-3), day(-3)],
+      Week: [day(-9), day(-3)],
+      Last7d: [day(-9), day(-3)],
+      Last30d: [day(-32), day(-3)],
+      Month: [monthStart, monthEnd],
+    };
+    const shopPerformance = (period: string) => ({
+      period_type: period,
+      start_date: yyyymmdd(periodDates[period]?.[0] ?? day(-3)),
+      end_date: yyyymmdd(periodDates[period]?.[1] ?? day(-3)),
+      order_type: 'ConfirmedOrder',
+      channel: 'AllChannel',
+    });
+    /** Valid parameters of each endpoint that has enum parameters; the parameter under test is set over them. */
+    const base: Record<string, (param: string, value: string) => Record<string, string>> = {
+      '/api/v2/order/get_order_list': () => ({
+        time_range_field: 'create_time',
+        time_from: String(now - 14 * 86_400),
+        time_to: String(now),
+        page_size: '1',
+      }),
+      '/api/v2/product/get_item_list': () => ({ offset: '0', page_size: '1' }),
+      '/api/v2/ads/get_product_level_campaign_id_list': () => ({ offset: '0', limit: '1' }),
+      '/api/v2/ams/get_performance_data_update_time': () => ({}),
+      '/api/v2/ams/get_shop_performance': (param, value) =>
+        shopPerformance(param === 'period_type' && value in periodDates ? value : 'Day'),
+    };
+    const call = async (provider: Provider, path: string, params: Record<string, string>) => {
+      const response = await rawRequest(edge, clientTarget(provider, path, params), {
+        headers: { 'X-API-Key': secret, 'X-Account-Id': connections[provider].accountId },
+      });
+      return response.json<Envelope>();
+    };
+    let checked = 0;
+    for (const provider of ['marketplace', 'marketplace-ads', 'marketplace-affiliate'] as const) {
+      for (const endpoint of endpointsOf(provider)) {
+        for (const param of endpoint.params.filter((p) => p.values !== undefined)) {
+          const build = base[endpoint.path];
+          expect({ endpoint: endpoint.path, param: param.name, covered: build !== undefined }).toMatchObject({
+            covered: true,
+          });
+          for (const value of param.values!) {
+            const answer = await call(provider, endpoint.path, { ...build!(param.name, value), [param.name]: value });
+            expect({ param: param.name, value, error: answer.error, message: answer.message }).toEqual({
+              param: param.name,
+              value,
+              error: '',
+              message: '',
+            });
+            checked++;
+          }
+          // The sandbox names the values it takes when refusing another one: exactly the catalogue's.
+          const refused = await call(provider, endpoint.path, {
+            ...build!(param.name, 'NOT_A_VALUE'),
+            [param.name]: 'NOT_A_VALUE',
+          });
+          expect(refused.error).toBe('error_param');
+          const listed = /^\S+ must be (?:one of|among) (.*)\.$/.exec(refused.message)?.[1]?.split(', ');
+          expect({ param: param.name, values: [...(listed ?? [])].sort() }).toEqual({
+            param: param.name,
+            values: [...param.values!].sort(),
+          });
+        }
+      }
+    }
+    expect(checked).toBeGreaterThan(20);
+  }, 60_000);
 });

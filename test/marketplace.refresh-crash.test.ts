@@ -128,6 +128,11 @@ describe('a crash inside a refresh', () => {
     await new Promise((resolve) => setTimeout(resolve, killedAt + RENEWAL_LEASE_TTL_MS + 500 - Date.now()));
     const outcomes: Record<string, string> = {};
     for (const c of connections) outcomes[c.accountId] = await read(edgeA, secret, c.provider, c.accountId);
+    const survived = connections.filter((c) => outcomes[c.accountId] === 'ok').length;
+    console.log(
+      `kill -9 of a provider-proxy replica inside ${doomed.size} held-back refresh(es): ` +
+        `${survived} of ${connections.length} grants survived`,
+    );
     for (const c of connections) {
       expect({ account: c.accountId, outcome: outcomes[c.accountId] }).toEqual({
         account: c.accountId,

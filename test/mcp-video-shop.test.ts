@@ -178,6 +178,27 @@ describe('MCP on video-shop', () => {
     expect(await quotaUsed(secret)).toBe(0);
   });
 
+  it('refuses a body larger than the REST limit with payload_too_large, sending nothing and counting nothing', async () => {
+    const { secret, shop } = await sellerKey();
+    const client = await connect(secret);
+    const { lastSeq } = await fixtures.sandboxRequests();
+    // 64 KiB of JSON and one byte more (docs/rest.md, 413 payload_too_large); well under the MCP request cap.
+    const body = { buyer_user_id: 'x'.repeat(64 * 1024 - JSON.stringify({ buyer_user_id: '' }).length + 1) };
+    const refused = await call(client, 'call_endpoint', {
+      provider: 'video-shop',
+      path: ORDERS,
+      account_id: shop.accountId,
+      params: { page_size: 5 },
+      body,
+    });
+    expect(refused.isError).toBe(true);
+    expect(textOf(refused)).toMatch(
+      /^payload_too_large: The body is 65537 bytes of JSON; the gateway forwards at most 65536/,
+    );
+    expect((await fixtures.sandboxRequests(lastSeq)).requests).toEqual([]);
+    expect(await quotaUsed(secret)).toBe(0);
+  });
+
   it('answers connection_needs_regrant, telling the assistant the customer must re-grant in the portal', async () => {
     const { secret, shop } = await sellerKey();
     const client = await connect(secret);

@@ -61,11 +61,57 @@ interface Envelope<T> {
 function expectSunset(response: RawResponse): void {
   expect(response.headers['sunset']).toBe('Tue, 26 Jan 2027 00:00:00 GMT');
   expect(response.headers['deprecation']).toBe(`@${Date.UTC(2026, 10, 25) / 1000}`);
-  expect(response.headers['link']).toBe('</v1/deprecations>; rel="deprecation"; type="application/json"');
+  expect(response.headers['link']).toBe(
+    '</v1/deprecations/search-ads/v5>; rel="deprecation"; type="text/html", ' +
+      '</v1/deprecations/search-ads/v5>; rel="sunset"; type="text/html"',
+  );
+}
+
+/**
+ * A v5 list read to its end as a client of the platform pages it: limit/offset, raising offset by the items
+ * received while pagination.totalResults says more follow.
+ */
+async function pageList<T>(secret: string, accountId: string, path: string, limit: number): Promise<T[]> {
+  const items: T[] = [];
+  for (let offset = 0; ;) {
+    const page = await call(secret, accountId, 'GET', `${path}?limit=${limit}&offset=${offset}`);
+    expect(page.status).toBe(200);
+    expectSunset(page);
+    const answer = page.json<Envelope<T[]>>();
+    expect(answer.pagination).toMatchObject({ startIndex: offset, itemsPerPage: answer.data.length });
+    items.push(...answer.data);
+    offset += answer.data.length;
+    if (answer.data.length === 0 || offset >= answer.pagination!.totalResults) {
+      expect(items).toHaveLength(answer.pagination!.totalResults);
+      return items;
+    }
+  }
+}
+
+/** The campaign report read to its end: the same query with selector.pagination.offset raised page by page. */
+async function pageReport<T>(secret: string, accountId: string, query: Record<string, unknown>, limit: number) {
+  const rows: T[] = [];
+  const pages: RawResponse[] = [];
+  for (let offset = 0; ;) {
+    const selector = { ...(query.selector as object), pagination: { offset, limit } };
+    const page = await call(secret, accountId, 'POST', '/api/v5/reports/campaigns', { ...query, selector });
+    expect(page.status).toBe(200);
+    expectSunset(page);
+    const answer = page.json<Envelope<{ reportingDataResponse: { row: T[] } }>>();
+    const pageRows = answer.data.reportingDataResponse.row;
+    expect(answer.pagination).toMatchObject({ startIndex: offset, itemsPerPage: pageRows.length });
+    pages.push(page);
+    rows.push(...pageRows);
+    offset += pageRows.length;
+    if (pageRows.length === 0 || offset >= answer.pagination!.totalResults) {
+      expect(rows).toHaveLength(answer.pagination!.totalResults);
+      return { rows, pages };
+    }
+  }
 }
 
 describe('search-ads through the gateway', () => {
-  it("reads every endpoint with a client of the platform, pages campaigns to the end, and sends the connection's token and org", async () => {
+  it("reads every endpoint with a client of the platform, pages every list and the report to the end, and sends the connection's token and org", async () => {
     const { secret, connection } = await connected();
     const { lastSeq } = await fixtures.sandboxRequests();
 
@@ -75,16 +121,7 @@ describe('search-ads through the gateway', () => {
     expect(acls.json<Envelope<{ orgId: number }[]>>().data.map((org) => String(org.orgId))).toContain(connection.orgId);
     expect((await call(secret, connection.accountId, 'GET', '/api/v5/me')).status).toBe(200);
 
-    const campaigns: { id: number }[] = [];
-    for (let offset = 0; ;) {
-      const page = await call(secret, connection.accountId, 'GET', `/api/v5/campaigns?limit=10&offset=${offset}`);
-      expect(page.status).toBe(200);
-      expectSunset(page);
-      const answer = page.json<Envelope<{ id: number }[]>>();
-      campaigns.push(...answer.data);
-      offset += answer.data.length;
-      if (answer.data.length === 0 || offset >= answer.pagination!.totalResults) break;
-    }
+    const campaigns = await pageList<{ id: number }>(secret, connection.accountId, '/api/v5/campaigns', 10);
     expect(campaigns.length).toBeGreaterThan(10);
     expect(new Set(campaigns.map((c) => c.id)).size).toBe(campaigns.length);
     // Ids above 2^32 come through as the platform's exact digits.
@@ -94,34 +131,44 @@ describe('search-ads through the gateway', () => {
     const campaignId = campaigns[0]!.id;
     const one = await call(secret, connection.accountId, 'GET', `/api/v5/campaigns/${campaignId}`);
     expect(one.json<Envelope<{ id: number }>>().data.id).toBe(campaignId);
-    const adgroups = await call(
+    const adgroups = await pageList<{ id: number; campaignId: number }>(
       secret,
       connection.accountId,
-      'GET',
-      `/api/v5/campaigns/${campaignId}/adgroups?limit=50`,
+      `/api/v5/campaigns/${campaignId}/adgroups`,
+      2,
     );
-    const adgroupId = adgroups.json<Envelope<{ id: number }[]>>().data[0]!.id;
-    const keywords = await call(
-      secret,
-      connection.accountId,
-      'GET',
-      `/api/v5/campaigns/${campaignId}/adgroups/${adgroupId}/targetingkeywords?limit=50`,
-    );
-    expect(keywords.status).toBe(200);
+    expect(adgroups.length).toBeGreaterThan(0);
+    expect(adgroups.every((group) => group.campaignId === campaignId)).toBe(true);
+    expect(new Set(adgroups.map((group) => group.id)).size).toBe(adgroups.length);
+    for (const adgroup of adgroups) {
+      const keywords = await pageList<{ id: number; adGroupId: number }>(
+        secret,
+        connection.accountId,
+        `/api/v5/campaigns/${campaignId}/adgroups/${adgroup.id}/targetingkeywords`,
+        5,
+      );
+      expect(keywords.every((keyword) => keyword.adGroupId === adgroup.id)).toBe(true);
+      expect(new Set(keywords.map((keyword) => keyword.id)).size).toBe(keywords.length);
+    }
 
-    const report = await call(secret, connection.accountId, 'POST', '/api/v5/reports/campaigns', {
+    const query = {
       startTime: '2026-11-16',
       endTime: '2026-11-22',
       granularity: 'DAILY',
-      selector: { orderBy: [{ field: 'localSpend', sortOrder: 'DESCENDING' }], pagination: { offset: 0, limit: 100 } },
+      selector: { orderBy: [{ field: 'localSpend', sortOrder: 'DESCENDING' }] },
       returnRowTotals: true,
       returnGrandTotals: true,
       returnRecordsWithNoMetrics: false,
-    });
-    expect(report.status).toBe(200);
-    expectSunset(report);
-    const rows = report.json<Envelope<{ reportingDataResponse: { row: unknown[] } }>>().data.reportingDataResponse.row;
+    };
+    const { rows, pages } = await pageReport<{
+      metadata: { campaignId: number };
+      total: { localSpend: { amount: string } };
+    }>(secret, connection.accountId, query, 10);
+    expect(pages.length).toBeGreaterThan(1);
     expect(rows.length).toBeGreaterThan(0);
+    expect(new Set(rows.map((row) => row.metadata.campaignId)).size).toBe(rows.length);
+    const spend = rows.map((row) => Number(row.total.localSpend.amount));
+    expect(spend).toEqual([...spend].sort((a, b) => b - a));
 
     const seen = (await fixtures.sandboxRequests(lastSeq)).requests.filter((r) => r.path.startsWith('/search-ads/'));
     expect(seen.length).toBeGreaterThanOrEqual(8);
@@ -138,12 +185,37 @@ describe('search-ads through the gateway', () => {
     }
   }, 60_000);
 
-  it('lists the retirement of v5 at /v1/deprecations, without a key', async () => {
+  it('lists the retirement of v5 at /v1/deprecations and serves the page the Link names, without a key', async () => {
     const response = await rawRequest(edge, '/v1/deprecations');
     expect(response.status).toBe(200);
     expect(response.json<{ deprecations: unknown[] }>().deprecations).toEqual([
-      expect.objectContaining({ provider: 'search-ads', version: 'v5', sunset: '2027-01-26' }),
+      expect.objectContaining({
+        provider: 'search-ads',
+        version: 'v5',
+        sunset: '2027-01-26',
+        documentation: '/v1/deprecations/search-ads/v5',
+      }),
     ]);
+    const page = await rawRequest(edge, '/v1/deprecations/search-ads/v5');
+    expect(page.status).toBe(200);
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(page.body.toString()).toContain('Retired by the platform on 2027-01-26');
+    expect((await rawRequest(edge, '/v1/deprecations/search-ads/v4')).status).toBe(404);
+  });
+
+  it("marks the gateway's own refusals on v5 paths and the platform's errors with the sunset too", async () => {
+    const { secret, connection } = await connected();
+    const refusals = [
+      await call(secret, connection.accountId, 'GET', '/api/v5/campaigns/9999999999'), // the platform's 404
+      await call('gw_wrong_key', connection.accountId, 'GET', '/api/v5/campaigns'), // 401
+      await call(secret, 'acc_not_on_this_key', 'GET', '/api/v5/campaigns'), // 403 account
+      await call(secret, connection.accountId, 'DELETE', '/api/v5/campaigns/1'), // 403 path
+      await rawRequest(edge, '/v1/search-ads/api/v5/campaigns', { headers: { 'X-Account-Id': connection.accountId } }),
+    ];
+    expect(refusals.map((response) => response.status)).toEqual([404, 401, 403, 403, 401]);
+    for (const response of refusals) expectSunset(response);
+    const other = await rawRequest(edge, '/v1/video-ads/v1.3/campaign/get/', { headers: { 'X-API-Key': secret } });
+    expect(other.headers['sunset']).toBeUndefined();
   });
 
   it.each([
@@ -164,6 +236,7 @@ describe('search-ads through the gateway', () => {
     const { lastSeq } = await fixtures.sandboxRequests();
     const response = await call(secret, connection.accountId, method, path, {});
     expect([response.status, response.json<{ code: string }>().code]).toEqual([403, 'path_not_allowed']);
+    expectSunset(response);
     const after = await fixtures.sandboxRequests(lastSeq);
     expect(after.requests.filter((r) => r.path.startsWith('/search-ads'))).toEqual([]);
   });
@@ -180,6 +253,7 @@ describe('search-ads through the gateway', () => {
     });
     expect([response.status, response.json<{ code: string }>().code]).toEqual([400, 'invalid_request']);
     expect(response.json<{ detail: string }>().detail).toContain('selector');
+    expectSunset(response);
     expect(await used()).toBe(before);
   });
 

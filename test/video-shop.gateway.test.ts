@@ -190,6 +190,18 @@ describe('video-shop through the gateway', () => {
     ['POST', '/product/202309/products/activate'],
     ['POST', '/event/202309/webhooks'],
     ['GET', '/api/v2/token/refresh'],
+    // The auth host's token paths (token/get, token/refresh) through the API base URL, as clients that react to
+    // an auth error try them, in any method and spelling.
+    ['GET', '/api/v2/token/get'],
+    ['POST', '/api/v2/token/get'],
+    ['POST', '/api/v2/token/refresh'],
+    ['GET', '/api/v2/token/get/'],
+    ['GET', '/api/v2/token%2Fget'],
+    ['GET', '/api/v2/token/%67et'],
+    ['GET', '/api/v2/TOKEN/GET'],
+    ['GET', '/authorization/202309/../../api/v2/token/refresh'],
+    ['GET', '/authorization/202309/shops/../../../api/v2/token/get'],
+    ['GET', '/api/v2/token/refresh;'],
     ['POST', '/order/202309/orders'],
     ['GET', '/order/202309/orders/search'],
     ['POST', '/order/202309/orders/search/'],

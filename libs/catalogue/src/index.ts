@@ -23,3 +23,4 @@ export {
 } from './registry';
 export { ownedParamsOf, paramsInputSchema, encodeParams, validateParams, validateBody } from './params';
 export type { ParamValue } from './params';
+export { MAX_REQUEST_BODY_BYTES } from './request-body';

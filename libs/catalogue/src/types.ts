@@ -140,6 +140,8 @@ export interface ApiVersionSpec {
   migrationDoc?: string;
   /** One sentence for assistants and the docs. */
   notice?: string;
+  /** What a caller does about the retirement, step by step (the gateway's deprecation page lists them). */
+  migration?: readonly string[];
 }
 
 export interface ProviderSpec {

@@ -12,6 +12,7 @@ const NOT_FORWARDED: ReadonlySet<string> = new Set([
   'platform_busy',
   'platform_unreachable',
   'invalid_request',
+  'payload_too_large',
   'service_unavailable',
 ]);
 

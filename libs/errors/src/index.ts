@@ -6,3 +6,4 @@ export { GatewayError } from './gateway-error';
 export { sendProblem } from './problem-response';
 export { requestIdOf } from './request-id';
 export { wasNotForwarded, toGatewayCode } from './forward-failure';
+export { escapeHtml } from './html-text';

@@ -31,6 +31,17 @@ function platform(answer?: unknown) {
 }
 
 describe('marketplaceGrant', () => {
+  it('stores the refresh token expiry of the lifetime it is given', async () => {
+    const fake = platform();
+    const grant = marketplaceGrant('marketplace', APP, {
+      now: () => NOW,
+      fetch: fake.fetch,
+      refreshTokenLifetimeMs: 60_000,
+    });
+    const [account] = await grant.exchange({ code: 'c0de', shop_id: '880011223344', state: 's' });
+    expect(account!.credentials.refresh_token_expires_at).toBe(new Date(NOW + 60_000).toISOString());
+  });
+
   it('sends the owner to the signed authorization page of its app, the state inside the redirect', () => {
     const grant = marketplaceGrant('marketplace-ads', APP, { now: () => NOW });
     expect(grant.provider).toBe('marketplace-ads');

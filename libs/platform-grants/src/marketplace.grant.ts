@@ -21,13 +21,15 @@ export interface MarketplaceApp {
 export interface MarketplaceGrantOptions {
   /** Clock of the signed timestamps and of the stored expiries (tests). */
   now?: () => number;
+  /** How long a refresh token lives from its issue; 30 days unless the platform is set up otherwise (tests). */
+  refreshTokenLifetimeMs?: number;
   fetch?: typeof fetch;
 }
 
 export const MARKETPLACE_AUTH_PARTNER_PATH = '/api/v2/shop/auth_partner';
 export const MARKETPLACE_TOKEN_PATH = '/api/v2/auth/token/get';
 /** Refresh tokens live 30 days from their issue; the token answer does not say so. */
-const REFRESH_TOKEN_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
+const DEFAULT_REFRESH_TOKEN_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
 const TIMEOUT_MS = 15_000;
 /** Shop ids are JSON numbers below 2^53 (docs/providers.md); digits only, so the body's number is exact. */
 const SHOP_ID = /^[1-9]\d{0,15}$/;
@@ -51,6 +53,7 @@ export function marketplaceGrant(
   options: MarketplaceGrantOptions = {},
 ): PlatformGrant {
   const now = options.now ?? Date.now;
+  const refreshTokenLifetimeMs = options.refreshTokenLifetimeMs ?? DEFAULT_REFRESH_TOKEN_LIFETIME_MS;
   const doFetch = options.fetch ?? fetch;
   const seconds = () => Math.floor(now() / 1000);
 
@@ -115,7 +118,7 @@ export function marketplaceGrant(
             access_token: accessToken,
             refresh_token: refreshToken,
             access_token_expires_at: new Date(issued + expireIn * 1000).toISOString(),
-            refresh_token_expires_at: new Date(issued + REFRESH_TOKEN_LIFETIME_MS).toISOString(),
+            refresh_token_expires_at: new Date(issued + refreshTokenLifetimeMs).toISOString(),
             attributes: { shop_id: shopId },
           },
         },

@@ -127,6 +127,25 @@ export class ConnectionRepository {
     return docs.map(toConnectionRecord);
   }
 
+  /**
+   * One page of the active connections of `providers`, in account id order after `after` (provider-proxy's
+   * refresh-token sweep walks them all, page by page). Ids and providers only.
+   */
+  async listActive(
+    providers: readonly ProviderId[],
+    after: string | undefined,
+    limit: number,
+  ): Promise<{ account_id: string; provider: ProviderId }[]> {
+    const filter: Record<string, unknown> = { status: 'active', provider: { $in: providers.filter(isProviderId) } };
+    if (after !== undefined) filter._id = { $gt: requireString(after, 'after') };
+    const docs = await this.connections
+      .find(filter, { account_id: 1, provider: 1 })
+      .sort({ _id: 1 })
+      .limit(limit)
+      .lean<Pick<ConnectionDocument, 'account_id' | 'provider'>[]>();
+    return docs.map((doc) => ({ account_id: doc.account_id, provider: doc.provider }));
+  }
+
   /** Connections that count against the allowance (not revoked), unless other statuses are asked for. */
   async countByCustomer(customerId: string, statuses: readonly ConnectionStatus[] = COUNTED_STATUSES): Promise<number> {
     return this.connections.countDocuments({

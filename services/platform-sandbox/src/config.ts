@@ -79,6 +79,13 @@ export const ConfigSchema = z.object({
   SANDBOX_MARKETPLACE_REFRESH_ANSWER_DELAY_MS: z.coerce.number().int().min(0).default(0),
   /** Requests per second each marketplace app may make; 0 turns the limit off (benchmarks). */
   SANDBOX_MARKETPLACE_APP_QPS: z.coerce.number().int().min(0).default(50),
+  /**
+   * Shop calls each marketplace app may make per shop and UTC day; beyond it the platform answers error_limit. The
+   * default is far above what a test, benchmark or chaos run makes; tests set a small one through
+   * /_sandbox/marketplace/call-limit.
+   * 0 turns the limit off.
+   */
+  SANDBOX_MARKETPLACE_DAILY_CALL_LIMIT: z.coerce.number().int().min(0).default(100_000_000),
   /** Allowed redirect prefixes of the marketplace authorization page, comma-separated; empty allows any http(s). */
   SANDBOX_MARKETPLACE_REDIRECT_URIS: listFromEnv([]),
   /** Lifetime in seconds of a search-ads access token (the platform's is 3600, its expires_in); tests shorten it. */

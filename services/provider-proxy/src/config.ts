@@ -26,6 +26,16 @@ export const ConfigSchema = z
       .default('gateway_token_renewals'),
     /** Longest a renewal may hold a connection's lease (a replica that dies mid-renewal holds it this long). */
     RENEWAL_LEASE_TTL_MS: durationMsFromEnv(20_000),
+    /**
+     * Refresh tokens expire (marketplace: 30 days) and are used only when a request needs a new access token: every
+     * REFRESH_SWEEP_INTERVAL_MS one replica renews the connections whose refresh token has less than
+     * REFRESH_SWEEP_MARGIN_MS left, at most REFRESH_SWEEP_BATCH per scan.
+     */
+    REFRESH_SWEEP_INTERVAL_MS: durationMsFromEnv(3_600_000),
+    /** See REFRESH_SWEEP_INTERVAL_MS; must exceed it, so that no refresh token expires between two scans. */
+    REFRESH_SWEEP_MARGIN_MS: durationMsFromEnv(7 * 24 * 3_600_000),
+    /** See REFRESH_SWEEP_INTERVAL_MS. */
+    REFRESH_SWEEP_BATCH: z.coerce.number().int().positive().default(100),
     /** Requests that may wait for the QPS guard at once; more get platform_busy at once. */
     QPS_QUEUE_LIMIT: z.coerce.number().int().min(0).default(1000),
     /** Longest wait for the QPS guard (also bounded by the request's own deadline); longer gets platform_busy. */
@@ -61,6 +71,13 @@ export const ConfigSchema = z
         code: 'custom',
         path: ['UPSTREAM_TIMEOUT_MS'],
         message: 'must not exceed UPSTREAM_MAX_TIMEOUT_MS',
+      });
+    }
+    if (config.REFRESH_SWEEP_MARGIN_MS <= config.REFRESH_SWEEP_INTERVAL_MS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['REFRESH_SWEEP_MARGIN_MS'],
+        message: 'must exceed REFRESH_SWEEP_INTERVAL_MS',
       });
     }
     if (config.GRPC_PORT !== 0 && config.GRPC_PORT === config.HTTP_PORT) {

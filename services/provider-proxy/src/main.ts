@@ -32,10 +32,12 @@ runMain('provider-proxy', async () => {
       })
     : undefined;
   if (!nats) logger.warn({}, 'NATS_URL is not set: token renewals are single-flight within this replica only');
+  const connections = new StoreConnectionSource(store.connections);
   const proxy = await startProviderProxy({
     config,
     logger,
-    connections: new StoreConnectionSource(store.connections),
+    connections,
+    connectionLister: connections,
     ...(renewalLease ? { renewalLease } : {}),
     dependenciesReady: () => store.connection.readyState === 1,
   });

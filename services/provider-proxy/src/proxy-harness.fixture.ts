@@ -123,6 +123,10 @@ export function testConfig(baseUrl: string, overrides: Partial<ServerConfig> = {
     UPSTREAM_KEEP_ALIVE_MS: 5_000,
     CREDENTIAL_CACHE_TTL_MS: 60_000,
     CREDENTIAL_CACHE_MAX_ENTRIES: 100,
+    RENEWAL_LEASE_TTL_MS: 20_000,
+    REFRESH_SWEEP_INTERVAL_MS: 3_600_000,
+    REFRESH_SWEEP_MARGIN_MS: 7 * 24 * 3_600_000,
+    REFRESH_SWEEP_BATCH: 100,
     ...overrides,
   };
 }

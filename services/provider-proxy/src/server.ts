@@ -7,8 +7,9 @@ import type { Logger } from '@gateway/telemetry';
 import { AdapterRegistry } from './adapters/adapter.registry';
 import { PROVIDER_PLUGINS } from './adapters/providers';
 import type { ProviderProxyConfig } from './config';
-import type { ConnectionSource } from './credentials/connection.source';
+import type { ConnectionLister, ConnectionSource } from './credentials/connection.source';
 import { CredentialCache } from './credentials/credential.cache';
+import { RefreshTokenSweep } from './credentials/refresh-token.sweep';
 import { LocalRenewalLease, type RenewalLease } from './credentials/renewal-lease';
 import { TokenRenewer } from './credentials/token-renewer';
 import { ExchangeStreams } from './grpc/exchange.handler';
@@ -37,6 +38,10 @@ export type ServerConfig = Pick<
   | 'UPSTREAM_KEEP_ALIVE_MS'
   | 'CREDENTIAL_CACHE_TTL_MS'
   | 'CREDENTIAL_CACHE_MAX_ENTRIES'
+  | 'RENEWAL_LEASE_TTL_MS'
+  | 'REFRESH_SWEEP_INTERVAL_MS'
+  | 'REFRESH_SWEEP_MARGIN_MS'
+  | 'REFRESH_SWEEP_BATCH'
 > &
   Record<string, unknown>;
 
@@ -45,6 +50,8 @@ export interface ProviderProxyDependencies {
   logger: Logger;
   /** Connections and decrypted credentials (MongoDB through @gateway/store in production). */
   connections: ConnectionSource;
+  /** Lists the active connections for the refresh-token sweep; no sweep when absent. */
+  connectionLister?: ConnectionLister;
   /** Platform HTTP client; an undici Agent built from the config when absent. */
   upstream?: UpstreamClient;
   metrics?: ProxyMetrics;
@@ -98,13 +105,33 @@ export async function startProviderProxy(deps: ProviderProxyDependencies): Promi
     ttlMs: config.CREDENTIAL_CACHE_TTL_MS,
     maxEntries: config.CREDENTIAL_CACHE_MAX_ENTRIES,
   });
+  const lease = deps.renewalLease ?? new LocalRenewalLease();
   const renewer = new TokenRenewer({
     source: deps.connections,
     cache: credentials,
-    lease: deps.renewalLease ?? new LocalRenewalLease(),
+    lease,
     now,
-    onRenewal: (provider, outcome) => metrics.tokenRenewals.inc({ provider, outcome }),
+    logger,
+    leaseExtendMs: Math.max(100, Math.floor(config.RENEWAL_LEASE_TTL_MS / 3)),
+    onRenewal: (provider, outcome, exposedMs) => {
+      metrics.tokenRenewals.inc({ provider, outcome });
+      if (exposedMs !== undefined) metrics.renewalExposure.observe({ provider }, exposedMs / 1000);
+    },
   });
+  const sweep = deps.connectionLister
+    ? new RefreshTokenSweep({
+        lister: deps.connectionLister,
+        source: deps.connections,
+        renewer,
+        lease,
+        adapters,
+        marginMs: config.REFRESH_SWEEP_MARGIN_MS,
+        intervalMs: config.REFRESH_SWEEP_INTERVAL_MS,
+        batch: config.REFRESH_SWEEP_BATCH,
+        logger,
+        now,
+      })
+    : undefined;
   const proxy = new ProxyService({
     registry: new AdapterRegistry(adapters),
     credentials,
@@ -147,6 +174,7 @@ export async function startProviderProxy(deps: ProviderProxyDependencies): Promi
   health.setStatus('', 'SERVING');
   health.setStatus(HEALTH_SERVICE_NAME, 'SERVING');
   ready = true;
+  sweep?.start();
 
   let stopping: Promise<void> | undefined;
   const shutdown = (graceMs: number) =>
@@ -163,6 +191,9 @@ export async function startProviderProxy(deps: ProviderProxyDependencies): Promi
         logger.warn({ grace_ms: graceMs, exchange_streams: streams.open }, 'grace period over; cancelling calls');
         grpcServer.forceShutdown();
       }
+      // Renewals outlive their callers: their new tokens are stored before the platform connections close.
+      await sweep?.stop();
+      if (!(await withDeadline(renewer.drain(), graceMs))) logger.error({}, 'token renewals still running at exit');
       if (!(await withDeadline(upstream.close(), 1_000))) await upstream.destroy();
       opsServer.closeAllConnections();
       await new Promise<void>((resolve) => opsServer.close(() => resolve()));

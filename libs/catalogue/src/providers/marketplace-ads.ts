@@ -92,7 +92,7 @@ export const MARKETPLACE_ADS_ENDPOINTS: readonly EndpointSpec[] = [
         required: true,
         minItems: 1,
         maxItems: 100,
-        description: 'Campaign ids, comma-joined.',
+        description: 'Campaign ids (up to 100), comma-joined (the platform also takes the parameter repeated).',
         example: ['5100000001'],
       },
     ],

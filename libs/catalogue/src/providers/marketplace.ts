@@ -1,6 +1,7 @@
 import type { EndpointSpec, PagingSpec, ProviderSpec } from '../types';
 import { MARKETPLACE_PROVIDER, unixSeconds } from './marketplace.shared';
 
+// The platform sandbox's get_order_list accepts exactly these (test/marketplace.gateway.test.ts checks both ways).
 const ORDER_STATUSES = [
   'UNPAID',
   'READY_TO_SHIP',
@@ -9,6 +10,7 @@ const ORDER_STATUSES = [
   'COMPLETED',
   'IN_CANCEL',
   'CANCELLED',
+  'TO_RETURN',
   'INVOICE_PENDING',
 ];
 
@@ -101,14 +103,16 @@ export const MARKETPLACE_ENDPOINTS: readonly EndpointSpec[] = [
         required: true,
         minItems: 1,
         maxItems: 50,
-        description: 'Order numbers, comma-joined (up to 50).',
+        description: 'Order numbers (up to 50), comma-joined (the platform also takes the parameter repeated).',
         example: ['2511250AB1CDEF', '2511250AB1CDEG'],
       },
       {
         name: 'response_optional_fields',
         type: 'string',
         required: false,
-        description: 'Extra fields, comma-joined (e.g. item_list,total_amount,buyer_username).',
+        description:
+          'Extra fields, comma-joined (e.g. item_list,total_amount,buyer_username); the platform also takes the ' +
+          'parameter repeated.',
         example: 'item_list,total_amount',
       },
     ],
@@ -145,7 +149,9 @@ export const MARKETPLACE_ENDPOINTS: readonly EndpointSpec[] = [
         type: 'csv',
         required: true,
         values: ['NORMAL', 'BANNED', 'UNLIST', 'REVIEWING', 'SELLER_DELETE', 'SHOPEE_DELETE'],
-        description: 'Statuses to include (repeat the parameter or join with commas).',
+        description:
+          'Statuses to include. The platform documents the parameter as repeated for several statuses ' +
+          '(item_status=NORMAL&item_status=BANNED); one status is the safe form for any client.',
         example: ['NORMAL'],
       },
       unixSeconds('update_time_from', 'Items updated at or after this unix time.', false),
@@ -168,7 +174,7 @@ export const MARKETPLACE_ENDPOINTS: readonly EndpointSpec[] = [
         required: true,
         minItems: 1,
         maxItems: 50,
-        description: 'Item ids, comma-joined (up to 50).',
+        description: 'Item ids (up to 50), comma-joined (the platform also takes the parameter repeated).',
         example: ['4200000001', '4200000002'],
       },
     ],

@@ -35,6 +35,123 @@ const LIST_PAGING: PagingSpec = {
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
+/** The metric fields of a report row: conditions compare them (money by its amount), orderBy sorts by them. */
+const METRIC_FIELDS = [
+  'impressions',
+  'taps',
+  'tapInstalls',
+  'viewInstalls',
+  'totalInstalls',
+  'tapNewDownloads',
+  'tapRedownloads',
+  'viewNewDownloads',
+  'viewRedownloads',
+  'totalNewDownloads',
+  'totalRedownloads',
+  'ttr',
+  'avgCPT',
+  'avgCPM',
+  'localSpend',
+  'tapInstallCPI',
+  'totalAvgCPI',
+  'tapInstallRate',
+  'totalInstallRate',
+] as const;
+
+const OPERATORS = [
+  'EQUALS',
+  'IN',
+  'CONTAINS',
+  'CONTAINS_ANY',
+  'CONTAINS_ALL',
+  'STARTSWITH',
+  'LESS_THAN',
+  'GREATER_THAN',
+  'BETWEEN',
+] as const;
+type Operator = (typeof OPERATORS)[number];
+
+/** What a field holds decides the operators the platform takes on it (it refuses the others with a 400). */
+type FieldType = 'id' | 'metric' | 'text' | 'enum' | 'list' | 'boolean';
+const OPERATORS_BY_TYPE: Readonly<Record<FieldType, readonly Operator[]>> = {
+  id: ['EQUALS', 'IN', 'LESS_THAN', 'GREATER_THAN', 'BETWEEN'],
+  metric: ['EQUALS', 'LESS_THAN', 'GREATER_THAN', 'BETWEEN'],
+  text: ['EQUALS', 'IN', 'CONTAINS', 'STARTSWITH'],
+  enum: ['EQUALS', 'IN'],
+  list: ['CONTAINS', 'CONTAINS_ANY', 'CONTAINS_ALL'],
+  boolean: ['EQUALS'],
+};
+
+interface ConditionField {
+  type: FieldType;
+  /** The only values the field can hold. */
+  allowed?: readonly string[];
+  /** The form of a value otherwise. */
+  pattern?: RegExp;
+}
+
+const ID = /^\d{1,19}$/;
+const DECIMAL = /^-?\d{1,15}(\.\d{1,6})?$/;
+const REPORT_CONDITION_FIELDS: Readonly<Record<string, ConditionField>> = {
+  campaignId: { type: 'id', pattern: ID },
+  adamId: { type: 'id', pattern: ID },
+  campaignName: { type: 'text' },
+  campaignStatus: { type: 'enum', allowed: ['ENABLED', 'PAUSED'] },
+  servingStatus: { type: 'enum', allowed: ['RUNNING', 'NOT_RUNNING'] },
+  displayStatus: { type: 'enum', allowed: ['RUNNING', 'ON_HOLD', 'PAUSED', 'DELETED'] },
+  adChannelType: { type: 'enum', allowed: ['SEARCH', 'DISPLAY'] },
+  countriesOrRegions: { type: 'list', pattern: /^[A-Z]{2}$/ },
+  supplySources: {
+    type: 'list',
+    allowed: ['APPSTORE_SEARCH_RESULTS', 'APPSTORE_SEARCH_TAB', 'APPSTORE_TODAY_TAB', 'APPSTORE_PRODUCT_PAGES_BROWSE'],
+  },
+  deleted: { type: 'boolean', allowed: ['true', 'false'] },
+  ...Object.fromEntries(METRIC_FIELDS.map((field) => [field, { type: 'metric', pattern: DECIMAL }])),
+};
+const CONDITION_FIELD_NAMES = Object.keys(REPORT_CONDITION_FIELDS) as [string, ...string[]];
+
+/** How many values an operator takes: one to compare with, two bounds, or a non-empty set. */
+function valueCountProblem(operator: Operator, count: number): string | undefined {
+  if (operator === 'BETWEEN') return count === 2 ? undefined : 'BETWEEN takes exactly two values, low and high';
+  if (operator === 'IN' || operator === 'CONTAINS_ANY' || operator === 'CONTAINS_ALL') {
+    return count >= 1 ? undefined : `${operator} takes at least one value`;
+  }
+  return count === 1 ? undefined : `${operator} takes exactly one value`;
+}
+
+function valueProblem(field: ConditionField, value: string): string | undefined {
+  if (field.allowed && !field.allowed.includes(value)) return `${value} is not one of ${field.allowed.join(', ')}`;
+  if (field.pattern && !field.pattern.test(value)) return `${value} is not a valid ${field.type} value`;
+  return undefined;
+}
+
+const ReportCondition = z
+  .strictObject({
+    field: z.enum(CONDITION_FIELD_NAMES),
+    operator: z.enum(OPERATORS),
+    values: z.array(z.string().max(256)).max(1000),
+  })
+  .superRefine((condition, ctx) => {
+    const field = REPORT_CONDITION_FIELDS[condition.field]!;
+    if (!OPERATORS_BY_TYPE[field.type].includes(condition.operator)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['operator'],
+        message: `${condition.operator} does not apply to ${condition.field}; it takes ${OPERATORS_BY_TYPE[field.type].join(', ')}`,
+      });
+      return;
+    }
+    const countProblem = valueCountProblem(condition.operator, condition.values.length);
+    if (countProblem) {
+      ctx.addIssue({ code: 'custom', path: ['values'], message: countProblem });
+      return;
+    }
+    for (const [index, value] of condition.values.entries()) {
+      const problem = valueProblem(field, value);
+      if (problem) ctx.addIssue({ code: 'custom', path: ['values', index], message: problem });
+    }
+  });
+
 const ReportBody = z.strictObject({
   startTime: z.string().regex(DATE, 'startTime must be YYYY-MM-DD'),
   endTime: z.string().regex(DATE, 'endTime must be YYYY-MM-DD'),
@@ -42,29 +159,15 @@ const ReportBody = z.strictObject({
   timeZone: z.enum(['UTC', 'ORTZ']).optional(),
   selector: z.strictObject({
     orderBy: z
-      .array(z.strictObject({ field: z.string().max(64), sortOrder: z.enum(['ASCENDING', 'DESCENDING']) }))
-      .max(5)
-      .optional(),
-    conditions: z
       .array(
         z.strictObject({
-          field: z.string().max(64),
-          operator: z.enum([
-            'EQUALS',
-            'IN',
-            'CONTAINS',
-            'CONTAINS_ANY',
-            'CONTAINS_ALL',
-            'STARTSWITH',
-            'LESS_THAN',
-            'GREATER_THAN',
-            'BETWEEN',
-          ]),
-          values: z.array(z.string().max(256)).max(1000),
+          field: z.enum([...METRIC_FIELDS, 'campaignId', 'campaignName']),
+          sortOrder: z.enum(['ASCENDING', 'DESCENDING']),
         }),
       )
-      .max(20)
+      .max(5)
       .optional(),
+    conditions: z.array(ReportCondition).max(20).optional(),
     pagination: z.strictObject({
       offset: z.number().int().min(0),
       limit: z.number().int().min(1).max(1000),
@@ -226,6 +329,13 @@ export const SEARCH_ADS: ProviderSpec = {
       notice:
         'The platform retires Campaign Management API v5 on 2027-01-26 in favour of its Ads Platform API; the ' +
         'gateway will add the successor beside v5 under this provider.',
+      migration: [
+        'Until 2027-01-26 nothing changes: v5 paths keep answering through the gateway with the same key and account id.',
+        'When the gateway serves the successor, its paths are listed beside v5 by GET /v1/deprecations, ' +
+          'list_endpoints and docs/providers.md; move each read to its successor path before the sunset.',
+        'The gateway account id of a search-ads connection does not change with the API version.',
+        'After the sunset, v5 paths answer whatever the platform answers; the gateway does not hide its errors.',
+      ],
     },
   ],
   grant:

@@ -16,7 +16,7 @@ import { createGzip } from 'node:zlib';
 import { isAllowedMethod } from '@gateway/catalogue';
 import { classifyTarget } from '../routing/request-target';
 import { hasBody, readCheckedBody } from './request-body';
-import { deprecationsDocument, lifecycleHeaders } from './version-lifecycle';
+import { deprecationPage, deprecationsDocument, lifecycleHeaders } from './version-lifecycle';
 
 export interface GatewayDeps {
   decisions: Pick<DecisionClient, 'decide' | 'refund'>;
@@ -52,6 +52,12 @@ export function createGatewayHandler(deps: GatewayDeps) {
     const target = classifyTarget(req.url ?? '');
     if (target.kind === 'not_found') return sendProblem(res, 'not_found', requestId);
     if (target.kind === 'deprecations') return sendDeprecations(req, res, requestId);
+    if (target.kind === 'deprecation_page') return sendDeprecationPage(req, res, requestId, target);
+    // Every answer on a retiring API version's path says so, a refusal by the gateway as much as the platform's.
+    if (target.kind === 'provider') {
+      for (const [name, value] of Object.entries(lifecycleHeaders(target.provider, target.path)))
+        res.setHeader(name, value);
+    }
 
     const apiKey = req.headers['x-api-key'];
     if (apiKey === undefined || apiKey === '') {
@@ -113,7 +119,6 @@ export function createGatewayHandler(deps: GatewayDeps) {
           query: target.query,
           method: endpoint!.method,
           body,
-          lifecycle: lifecycleHeaders(endpoint),
         };
         forward(deps, req, res, requestId, keyHash, verdict, call);
       });
@@ -133,8 +138,6 @@ interface ForwardCall {
   query: string;
   method: string;
   body: Buffer | undefined;
-  /** Deprecation and Sunset headers of a retiring platform API version. */
-  lifecycle: Record<string, string>;
 }
 
 function forward(
@@ -146,7 +149,7 @@ function forward(
   verdict: Extract<Verdict, { ok: true }>,
   call: ForwardCall,
 ): void {
-  const headers = { ...limitHeaders(verdict), ...call.lifecycle };
+  const headers = limitHeaders(verdict);
   const traceContext: Record<string, string> = {};
   propagation.inject(context.active(), traceContext);
   let headSent = false;
@@ -315,6 +318,25 @@ function currentTraceparent(): string | undefined {
   const carrier: Record<string, string> = {};
   propagation.inject(context.active(), carrier);
   return carrier['traceparent'];
+}
+
+/** GET /v1/deprecations/{provider}/{version}: the human-readable page the Link header of a retiring version names. */
+function sendDeprecationPage(
+  req: IncomingMessage,
+  res: ServerResponse,
+  requestId: string,
+  target: { provider: string; version: string },
+): void {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return sendProblem(res, 'path_not_allowed', requestId);
+  const page = deprecationPage(target.provider, target.version);
+  if (page === undefined) return sendProblem(res, 'not_found', requestId);
+  res.writeHead(200, {
+    'Content-Type': 'text/html; charset=utf-8',
+    'Content-Length': Buffer.byteLength(page),
+    'Cache-Control': 'public, max-age=3600',
+    'Content-Security-Policy': "default-src 'none'",
+  });
+  res.end(req.method === 'HEAD' ? undefined : page);
 }
 
 /** GET /v1/deprecations: public documentation of the platform API versions being retired (no key needed). */

@@ -1,9 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import { validateBody, type EndpointSpec } from '@gateway/catalogue';
+import { MAX_REQUEST_BODY_BYTES, validateBody, type EndpointSpec } from '@gateway/catalogue';
 import type { GatewayErrorCode } from '@gateway/errors';
-
-/** The largest JSON body forwarded to a platform read (docs/rest.md); searches and report queries are small. */
-export const MAX_REQUEST_BODY_BYTES = 64 * 1024;
 
 export type BodyOutcome =
   | { ok: true; body: Buffer | undefined }

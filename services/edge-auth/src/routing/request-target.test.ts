@@ -22,6 +22,16 @@ describe('request target', () => {
     expect(classifyTarget('/v1/ME').kind).toBe('unknown_provider');
   });
 
+  it('classifies the deprecation list and the page of one version, nothing deeper', () => {
+    expect(classifyTarget('/v1/deprecations').kind).toBe('deprecations');
+    expect(classifyTarget('/v1/deprecations/search-ads/v5')).toEqual({
+      kind: 'deprecation_page',
+      provider: 'search-ads',
+      version: 'v5',
+    });
+    expect(classifyTarget('/v1/deprecations/search-ads/v5/x').kind).toBe('not_found');
+  });
+
   it('says unknown_provider for ids outside spec section 1, including disguised ones', () => {
     for (const segment of ['tiktok', 'VIDEO-ADS', 'video%2Dads', 'video-adsx', 'video-ads-2', '']) {
       expect(classifyTarget(`/v1/${segment}/v1.3/campaign/get/`)).toMatchObject({ kind: 'unknown_provider' });

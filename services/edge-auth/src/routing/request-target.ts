@@ -6,6 +6,8 @@ export const MAX_TARGET_LENGTH = 2048;
 export type RequestTarget =
   | { kind: 'me'; query: string }
   | { kind: 'deprecations' }
+  /** /v1/deprecations/{provider}/{version}: the page about one retiring version. */
+  | { kind: 'deprecation_page'; provider: string; version: string }
   | {
       kind: 'provider';
       provider: ProviderId;
@@ -30,6 +32,10 @@ export function classifyTarget(rawUrl: string): RequestTarget {
   const query = queryAt < 0 ? '' : rawUrl.slice(queryAt + 1);
   if (path === '/v1/me') return { kind: 'me', query };
   if (path === '/v1/deprecations') return { kind: 'deprecations' };
+  if (path.startsWith('/v1/deprecations/')) {
+    const [provider = '', version = '', ...extra] = path.slice('/v1/deprecations/'.length).split('/');
+    return extra.length === 0 ? { kind: 'deprecation_page', provider, version } : { kind: 'not_found' };
+  }
   if (!path.startsWith('/v1/')) return { kind: 'not_found' };
   const rest = path.slice(4);
   const slash = rest.indexOf('/');

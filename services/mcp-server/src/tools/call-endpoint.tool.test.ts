@@ -1,3 +1,4 @@
+import { MAX_REQUEST_BODY_BYTES } from '@gateway/catalogue';
 import type { Admit, DecisionRequest } from '@gateway/decisions';
 import type { FetchRequest, ProviderCaller, ResponseSink } from '@gateway/proto';
 import { createLogger } from '@gateway/telemetry';
@@ -5,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { EndpointIndex } from '../suggest/endpoint.index';
-import { platformErrorCode } from './call-endpoint.tool';
+import { planForward, platformErrorCode } from './call-endpoint.tool';
 import { createMcpServer } from './mcp-server.factory';
 import type { RequestContext, ToolDeps } from './tool-context';
 
@@ -182,6 +183,8 @@ describe('call_endpoint', () => {
 });
 
 const ORDERS = { provider: 'video-shop', path: '/order/202309/orders/search' };
+/** The bytes of {"buyer_user_id":""}: a body of n more bytes has n characters of buyer_user_id. */
+const FRAMING = JSON.stringify({ buyer_user_id: '' }).length;
 
 describe('call_endpoint on video-shop (POST searches, cursor paging, 64-bit ids)', () => {
   it('sends the search as a POST with its JSON body and query parameters', async () => {
@@ -251,6 +254,51 @@ describe('call_endpoint on video-shop (POST searches, cursor paging, 64-bit ids)
     expect(cut.text).toContain('{"id":"7497369832011204610","user_id":9007199254740993}');
     expect(cut.text).toContain('{"id":"7497369832011204611","user_id":9007199254740994}');
     expect(cut.text).not.toContain('exact-number');
+  });
+
+  it('refuses a body larger than the REST limit with payload_too_large, before the schema, deciding and sending nothing', async () => {
+    // Over the limit by one byte of compact JSON.
+    const oversized = { buyer_user_id: 'x'.repeat(MAX_REQUEST_BODY_BYTES - FRAMING + 1) };
+    expect(Buffer.byteLength(JSON.stringify(oversized))).toBe(MAX_REQUEST_BODY_BYTES + 1);
+    const { result, text, decided, caller, refunds } = await callEndpoint(
+      { body: '{"code":0,"message":"Success","data":{"orders":[],"next_page_token":""}}' },
+      { ...ORDERS, params: { page_size: 10 }, body: oversized },
+    );
+    expect(result.isError).toBe(true);
+    expect(text).toMatch(new RegExp(`^payload_too_large: The body is ${MAX_REQUEST_BODY_BYTES + 1} bytes of JSON`));
+    expect(text).toContain(`"max_body_bytes":${MAX_REQUEST_BODY_BYTES}`);
+    expect(text).toContain('"counted":false');
+    expect(decided).toEqual([]);
+    expect(caller.requests).toEqual([]);
+    expect(refunds).toEqual([]);
+    // Not asked ahead either: the plan the MCP handler checks carries a problem.
+    expect(
+      planForward({ ...ORDERS, provider: 'video-shop', params: { page_size: 10 }, body: oversized }),
+    ).toMatchObject({ bodyTooLarge: true });
+    expect(
+      planForward({ ...ORDERS, provider: 'video-shop', params: { page_size: 10 }, body: oversized }).problems,
+    ).toHaveLength(1);
+
+    // Multi-byte characters count as the UTF-8 bytes sent, not as characters.
+    const wide = { buyer_user_id: '\u00e9'.repeat(MAX_REQUEST_BODY_BYTES / 2) };
+    expect(planForward({ ...ORDERS, provider: 'video-shop', params: { page_size: 10 }, body: wide }).bodyTooLarge).toBe(
+      true,
+    );
+  });
+
+  it('forwards a body of exactly the limit (the schema decides on it, not the size)', () => {
+    const atLimit = { buyer_user_id: 'x'.repeat(MAX_REQUEST_BODY_BYTES - FRAMING) };
+    const plan = planForward({ ...ORDERS, provider: 'video-shop', params: { page_size: 10 }, body: atLimit });
+    expect(plan.body!.length).toBe(MAX_REQUEST_BODY_BYTES);
+    expect(plan.bodyTooLarge).toBe(false);
+    expect(plan.problems.join()).toMatch(/body\.buyer_user_id/);
+    const small = planForward({
+      ...ORDERS,
+      provider: 'video-shop',
+      params: { page_size: 10 },
+      body: { order_status: 'COMPLETED' },
+    });
+    expect(small).toMatchObject({ bodyTooLarge: false, problems: [] });
   });
 
   it('answers connection_needs_regrant with a re-grant instruction, no retry, and gives the unit back', async () => {

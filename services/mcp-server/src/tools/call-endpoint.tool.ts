@@ -1,4 +1,5 @@
 import {
+  MAX_REQUEST_BODY_BYTES,
   PROVIDER_IDS,
   encodeParams,
   endpointsOf,
@@ -59,7 +60,8 @@ const inputSchema = z.object({
     .record(z.string(), z.unknown())
     .optional()
     .describe(
-      'JSON body of a POST search or report query (describe_endpoint shows its fields); other paths take none.',
+      'JSON body of a POST search or report query (describe_endpoint shows its fields), at most 64 KiB as ' +
+        'compact JSON; other paths take none.',
     ),
   account_id: z
     .string()
@@ -120,6 +122,22 @@ export function registerCallEndpoint(server: McpServer, deps: ToolDeps, ctx: Req
           );
         }
         const plan = planForward(args);
+        if (plan.bodyTooLarge) {
+          // As REST's 413: checked before the schema and before anything is decided, so it is never sent or counted.
+          return toolError(
+            'payload_too_large',
+            `The body is ${plan.body!.length} bytes of JSON; the gateway forwards at most ${MAX_REQUEST_BODY_BYTES}. ` +
+              'Nothing was sent or counted.',
+            {
+              details: {
+                body_bytes: plan.body!.length,
+                max_body_bytes: MAX_REQUEST_BODY_BYTES,
+                counted: false,
+                hint: 'Send fewer or shorter filter values, or split the search into several calls.',
+              },
+            },
+          );
+        }
         if (plan.problems.length > 0) {
           // Refused before anything is decided or sent: a malformed call costs nothing.
           return toolError('invalid_params', `The parameters do not fit ${plan.path}; nothing was sent or counted.`, {
@@ -149,6 +167,8 @@ export interface ForwardPlan {
   method: string;
   /** The JSON body bytes, for endpoints that take one. */
   body: Buffer | undefined;
+  /** The body's bytes exceed MAX_REQUEST_BODY_BYTES, REST's limit: refused as payload_too_large (also in problems). */
+  bodyTooLarge: boolean;
   /** Catalogue problems of the parameters of an allowlisted path (nothing is decided when there are some). */
   problems: string[];
   decision: { provider: ProviderId; pathAllowed: boolean; accountId?: string };
@@ -164,8 +184,14 @@ export function planForward(args: CallEndpointArgs): ForwardPlan {
     pathAllowed: endpoint !== undefined && isAllowedMethod(endpoint, endpoint.method),
     ...(args.account_id !== undefined ? { accountId: args.account_id } : {}),
   };
+  const body = args.body === undefined ? undefined : Buffer.from(JSON.stringify(args.body));
+  // The size is the compact JSON sent to the platform, in UTF-8 bytes, as REST counts the bytes it forwards.
+  const bodyTooLarge = body !== undefined && body.length > MAX_REQUEST_BODY_BYTES;
   const problems = endpoint ? validateParams(endpoint, encoded) : [];
-  if (endpoint && (args.body !== undefined || endpoint.body?.required)) {
+  if (bodyTooLarge) {
+    // Also a problem, so nothing that checks only the problems (the forward decision asked ahead) goes on with it.
+    problems.push(`body is ${body.length} bytes, at most ${MAX_REQUEST_BODY_BYTES} are forwarded`);
+  } else if (endpoint && (args.body !== undefined || endpoint.body?.required)) {
     problems.push(...(args.body === undefined ? ['body is required'] : validateBody(endpoint, args.body)));
   }
   return {
@@ -173,7 +199,8 @@ export function planForward(args: CallEndpointArgs): ForwardPlan {
     path: args.path,
     encoded,
     method: endpoint?.method ?? 'GET',
-    body: args.body === undefined ? undefined : Buffer.from(JSON.stringify(args.body)),
+    body,
+    bodyTooLarge,
     problems,
     decision,
     fingerprint: JSON.stringify([args.provider, args.path, args.account_id ?? null, encoded, args.body ?? null]),

@@ -9,6 +9,7 @@ export const lifecycleSchema = z
     sunset: z.string().optional().describe('ISO date the platform retires the version; calls fail after it.'),
     notice: z.string().optional(),
     migration_doc: z.string().optional(),
+    migration: z.array(z.string()).optional().describe('What a caller does about the retirement, step by step.'),
   })
   .describe('The API version of this endpoint is being retired: plan for the sunset date.');
 
@@ -24,6 +25,7 @@ export function lifecycleOf(endpoint: EndpointSpec): Lifecycle | undefined {
     ...(version.sunset !== undefined ? { sunset: version.sunset } : {}),
     ...(version.notice !== undefined ? { notice: version.notice } : {}),
     ...(version.migrationDoc !== undefined ? { migration_doc: version.migrationDoc } : {}),
+    ...(version.migration !== undefined ? { migration: [...version.migration] } : {}),
   };
 }
 

@@ -7,6 +7,8 @@ export const MarketError = {
   PARAM: 'error_param',
   PERMISSION: 'error_api_permission',
   RATE_LIMIT: 'error_rate_limit',
+  /** The daily call limit of an app for a shop is used up (docs/providers.md, marketplace errors). */
+  CALL_LIMIT: 'error_limit',
   SERVER: 'error_server',
   NOT_FOUND: 'error_not_found',
 } as const;
@@ -24,6 +26,8 @@ export const MARKET_MESSAGES = {
   invalidPartnerId: 'Invalid partner_id.',
   noPermission: 'This app type has no permission to this API.',
   rateLimit: 'Api access too frequent.',
+  // Our wording: the platform documents the value (error_limit, the daily call limit), not its message.
+  callLimit: 'The daily call limit of this app for this shop is reached.',
   server: 'Internal server error, please retry later.',
   invalidCode: 'Invalid code.',
   invalidRefreshToken: 'Invalid refresh_token.',

@@ -1,5 +1,6 @@
 import type { AppQpsLimiter } from '../grants/app-qps.limiter';
 import type { AppType, MarketApp, MarketGrantStore } from './auth/market-grant.store';
+import type { MarketCallLimit } from './call-limit';
 import { getAccessToken, getShopsByPartner, refreshAccessToken, type PublicHandler } from './auth/token.handler';
 import type { MarketHandler, MarketServices } from './call-context';
 import { MARKET_MESSAGES, MarketError, marketError, paramError, type MarketResult } from './envelope';
@@ -121,13 +122,14 @@ const isResult = (value: unknown): value is MarketResult =>
 /**
  * The simulated Shopee Open Platform v2. Order of checks: route and method, partner_id, timestamp window,
  * (shop calls) shop_id and access_token present, sign, app QPS, app type, access token for this app and
- * shop, body, then the path's parameters.
+ * shop, the app's daily call limit for the shop, body, then the path's parameters.
  */
 export class MarketplaceApi {
   constructor(
     private readonly store: MarketGrantStore,
     private readonly services: MarketServices,
     private readonly qps: AppQpsLimiter,
+    private readonly callLimit: MarketCallLimit,
   ) {}
 
   /** Partner and signature of a call, shared with the authorization page (a public call too). */
@@ -172,6 +174,10 @@ export class MarketplaceApi {
       grant = lookup.grant;
       marketShop = findMarketShop(shopId);
       if (!marketShop) return marketError(MarketError.AUTH, MARKET_MESSAGES.invalidAccessToken);
+      // Like every platform error, error_limit comes with HTTP 200.
+      if (!this.callLimit.tryCall(app.partner_id, shopId)) {
+        return marketError(MarketError.CALL_LIMIT, MARKET_MESSAGES.callLimit);
+      }
     }
 
     const parsedBody = method === 'POST' ? parseBody(body) : {};

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ControlReply } from '../control/control.handler';
 import type { ModuleControl } from '../platform-modules';
 import type { MarketGrantStore } from './auth/market-grant.store';
+import type { MarketCallLimit } from './call-limit';
 import { findMarketShop, MARKET_SHOPS } from './sandbox-shops';
 import { badRequest, parseControlBody } from '../control/control-reply';
 
@@ -13,11 +14,18 @@ const RevokeBody = z.union([
   z.object({ refresh_token: z.string().min(1) }).strict(),
 ]);
 
+/** 0 turns the limit off; null goes back to SANDBOX_MARKETPLACE_DAILY_CALL_LIMIT. */
+const CallLimitBody = z.object({ daily_limit: z.number().int().min(0).nullable() }).strict();
+
 /**
  * Test/dev routes under /_sandbox/marketplace: mint a grant of one shop to one app without the browser,
- * cancel a grant as the seller would, and list the shops and the three apps.
+ * cancel a grant as the seller would, list the shops and the three apps, and read or set the daily call limit.
  */
-export function marketplaceControl(store: MarketGrantStore, now: () => number): ModuleControl {
+export function marketplaceControl(
+  store: MarketGrantStore,
+  now: () => number,
+  callLimit: MarketCallLimit,
+): ModuleControl {
   function mint(body: string): ControlReply {
     const parsed = GrantBody.safeParse(parseControlBody(body));
     if (!parsed.success) return badRequest('body must be {"partner_id": <number>, "shop_id": <number>}');
@@ -69,6 +77,14 @@ export function marketplaceControl(store: MarketGrantStore, now: () => number): 
     };
   }
 
+  /** Sets the daily call limit of every app and shop and starts the day's counts again. */
+  function setCallLimit(body: string): ControlReply {
+    const parsed = CallLimitBody.safeParse(parseControlBody(body));
+    if (!parsed.success) return badRequest('body must be {"daily_limit": <integer >= 0, 0 = off> | null}');
+    callLimit.setLimit(parsed.data.daily_limit ?? undefined);
+    return { status: 200, payload: callLimit.status() };
+  }
+
   return {
     prefix: 'marketplace',
     handle(method, path, _query, body) {
@@ -79,6 +95,10 @@ export function marketplaceControl(store: MarketGrantStore, now: () => number): 
           return revoke(body);
         case 'GET /shops':
           return shops();
+        case 'GET /call-limit':
+          return { status: 200, payload: callLimit.status() };
+        case 'POST /call-limit':
+          return setCallLimit(body);
         default:
           return { status: 404, payload: { error: `no control route ${method} /_sandbox/marketplace${path}` } };
       }

@@ -4,6 +4,7 @@ import { AppQpsLimiter } from '../grants/app-qps.limiter';
 import type { ModuleReply, PlatformModule } from '../platform-modules';
 import { AUTH_PARTNER_PATH, MarketAuthorizeFlow } from './auth/authorize.handler';
 import { MarketGrantStore, type MarketApp } from './auth/market-grant.store';
+import { MarketCallLimit } from './call-limit';
 import { MarketWorld } from './data/market-data.generator';
 import { envelope, MARKET_MESSAGES, MarketError, marketError, newRequestId, type MarketResult } from './envelope';
 import { MARKETPLACE_PREFIX, MarketplaceApi } from './marketplace.api';
@@ -46,10 +47,12 @@ export function createMarketplaceModule(
     accessMs: config.SANDBOX_MARKETPLACE_ACCESS_TOKEN_TTL_MS,
     refreshMs: config.SANDBOX_MARKETPLACE_REFRESH_TOKEN_TTL_MS,
   });
+  const callLimit = new MarketCallLimit(config.SANDBOX_MARKETPLACE_DAILY_CALL_LIMIT, now);
   const api = new MarketplaceApi(
     store,
     { world: new MarketWorld(now), now },
     new AppQpsLimiter(config.SANDBOX_MARKETPLACE_APP_QPS, now),
+    callLimit,
   );
   const authorize = new MarketAuthorizeFlow(
     api,
@@ -70,7 +73,7 @@ export function createMarketplaceModule(
   return {
     name: 'marketplace',
     prefixes: [MARKETPLACE_PREFIX],
-    control: marketplaceControl(store, now),
+    control: marketplaceControl(store, now, callLimit),
     handle(request) {
       const path = request.path.slice(MARKETPLACE_PREFIX.length);
       if (path === AUTH_PARTNER_PATH && (request.method === 'GET' || request.method === 'POST')) {

@@ -40,6 +40,9 @@ export function dayOf(epochSeconds: number): number {
   return Math.floor(epochSeconds / DAY_S);
 }
 
+/** How a list parameter is written: see MarketParams.list. */
+export type ListForm = 'repeated' | 'either';
+
 /**
  * Typed access to one call's parameters: the query (decoded, names may repeat for list parameters) and, on
  * POST, the JSON body. The first problem is kept and later reads return fallbacks, so a handler reads what
@@ -97,16 +100,20 @@ export class MarketParams {
     return undefined;
   }
 
-  /** A list parameter: repeated (`a=1&a=2`) and comma-joined (`a=1,2`) are both accepted, also mixed. */
-  list(name: string): string[] {
-    return (this.query.get(name) ?? [])
-      .flatMap((value) => value.split(','))
+  /**
+   * A list parameter in the form the platform documents for it (docs/providers.md, marketplace): `repeated` takes
+   * one value per occurrence (`a=1&a=2`; `a=1,2` is the one value "1,2"); `either` also splits comma-joined
+   * values (`a=1,2`, also mixed with repeats), for lists whose form the platform's reference leaves open.
+   */
+  list(name: string, form: ListForm): string[] {
+    const values = this.query.get(name) ?? [];
+    return (form === 'repeated' ? values : values.flatMap((value) => value.split(',')))
       .map((value) => value.trim())
       .filter((value) => value !== '');
   }
 
-  requiredList(name: string, max: number, pattern?: RegExp): string[] {
-    const values = this.list(name);
+  requiredList(name: string, form: ListForm, max: number, pattern?: RegExp): string[] {
+    const values = this.list(name, form);
     if (values.length === 0) this.fail(`${name} is required.`);
     else if (values.length > max) this.fail(`${name} accepts at most ${max} values.`);
     else if (pattern && values.some((value) => !pattern.test(value))) this.fail(`${name} has an invalid value.`);
@@ -114,8 +121,8 @@ export class MarketParams {
   }
 
   /** A list of numeric ids as numbers (ids on this platform are JSON numbers). */
-  idList(name: string, max: number): number[] {
-    return this.requiredList(name, max, /^\d{1,16}$/).map(Number);
+  idList(name: string, form: ListForm, max: number): number[] {
+    return this.requiredList(name, form, max, /^\d{1,16}$/).map(Number);
   }
 
   /** Unix seconds. */

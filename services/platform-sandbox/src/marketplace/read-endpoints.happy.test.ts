@@ -152,6 +152,15 @@ describe('marketplace read endpoints, called as a client of the real platform', 
         { grant: seller, query: { item_id_list: ids.slice(0, 5).join(',') } },
       );
       expect(info.body.response.item_list.map((item) => item.item_id)).toEqual(ids.slice(0, 5));
+      // The reference gives no form for item_id_list: repeated is taken as well as comma-joined.
+      const repeated = await marketCall<{ response: { item_list: Record<string, unknown>[] } }>(
+        h,
+        'seller',
+        'GET',
+        '/api/v2/product/get_item_base_info',
+        { grant: seller, query: { item_id_list: ids.slice(0, 5) } },
+      );
+      expect(repeated.body.response.item_list.map((item) => item.item_id)).toEqual(ids.slice(0, 5));
       expect(info.body.response.item_list[0]).toMatchObject({
         price_info: [expect.objectContaining({ currency: 'MYR' })],
       });

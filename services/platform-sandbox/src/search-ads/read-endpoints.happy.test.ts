@@ -136,6 +136,53 @@ describe('search-ads read endpoints', () => {
     expect(again.text).toBe(JSON.stringify(body));
   });
 
+  it('pages report rows by selector.pagination from offset 0 to the end, each row once', async () => {
+    const query = (offset: number, limit: number) => ({
+      startTime: '2026-10-01',
+      endTime: '2026-10-07',
+      groupBy: ['countryOrRegion'],
+      selector: { orderBy: [{ field: 'taps', sortOrder: 'DESCENDING' }], pagination: { offset, limit } },
+      returnRowTotals: true,
+    });
+    type Report = { reportingDataResponse: { row: Record<string, Loose>[] } };
+    const whole = await apiCall<Report>(h, 'POST', '/reports/campaigns', {
+      token,
+      orgId: US_ORG.orgId,
+      body: query(0, 1000),
+    });
+    const total = whole.body.pagination!.totalResults;
+    expect(total).toBe(whole.body.data.reportingDataResponse.row.length);
+    expect(total).toBeGreaterThan(20);
+
+    const paged: Record<string, Loose>[] = [];
+    const limit = 7;
+    for (let offset = 0; offset < total; offset += limit) {
+      const { status, body } = await apiCall<Report>(h, 'POST', '/reports/campaigns', {
+        token,
+        orgId: US_ORG.orgId,
+        body: query(offset, limit),
+      });
+      expect(status).toBe(200);
+      const rows = body.data.reportingDataResponse.row;
+      expect(body.pagination).toEqual({
+        totalResults: total,
+        startIndex: offset,
+        itemsPerPage: Math.min(limit, total - offset),
+      });
+      expect(rows).toHaveLength(body.pagination!.itemsPerPage);
+      paged.push(...rows);
+    }
+    expect(paged).toEqual(whole.body.data.reportingDataResponse.row);
+
+    const past = await apiCall<Report>(h, 'POST', '/reports/campaigns', {
+      token,
+      orgId: US_ORG.orgId,
+      body: query(total, limit),
+    });
+    expect(past.body.pagination).toEqual({ totalResults: total, startIndex: total, itemsPerPage: 0 });
+    expect(past.body.data.reportingDataResponse.row).toEqual([]);
+  });
+
   it('filters report rows by condition and splits them by storefront', async () => {
     const list = await apiCall<Row[]>(h, 'GET', '/campaigns?limit=1000', { token, orgId: US_ORG.orgId });
     const enabled = list.body.data.filter(

@@ -1,6 +1,7 @@
 import type { Logger } from '@gateway/telemetry';
 import type { SandboxConfig } from '../config';
 import type { ModuleReply, PlatformModule } from '../platform-modules';
+import { ApiAnswerLog } from './api-answer.log';
 import { ApiUserStore } from './auth/api-user.store';
 import { API_USERS_PATH, apiUsersPage } from './auth/api-users.handler';
 import { tokenEndpoint, TOKEN_PATH } from './auth/token.handler';
@@ -32,19 +33,27 @@ export function createSearchAdsModule(
     { world: new SearchAdsWorld(), now },
     new UserHourLimiter(config.SANDBOX_SEARCH_ADS_USER_HOUR_LIMIT, now),
   );
+  const answers = new ApiAnswerLog(config.SANDBOX_REQUEST_LOG_LIMIT, now);
   const serverError: ModuleReply = {
     kind: 'json',
     status: 500,
     payload: envelope(apiError(500, SearchAdsCode.INTERNAL_ERROR, 'Internal server error')),
   };
 
+  function logged(request: { method: string; path: string }, reply: ModuleReply): ModuleReply {
+    answers.record(request.method, request.path, reply.kind === 'json' ? reply.status : 200);
+    return reply;
+  }
+
   function auth(request: { method: string; path: string; query: string; body: string; contentType?: string }) {
     const path = request.path.slice(SEARCH_ADS_AUTH_PREFIX.length);
     if (path === TOKEN_PATH) {
-      return tokenEndpoint(users, now, { ...request, contentType: request.contentType }).catch((error: unknown) => {
-        logger?.error({ err: error, path: request.path }, 'search-ads token endpoint failed');
-        return { kind: 'json', status: 500, payload: { error: 'server_error' } } satisfies ModuleReply;
-      });
+      return tokenEndpoint(users, now, { ...request, contentType: request.contentType })
+        .catch((error: unknown) => {
+          logger?.error({ err: error, path: request.path }, 'search-ads token endpoint failed');
+          return { kind: 'json', status: 500, payload: { error: 'server_error' } } satisfies ModuleReply;
+        })
+        .then((reply) => logged(request, reply));
     }
     if (path === API_USERS_PATH && (request.method === 'GET' || request.method === 'POST')) {
       return apiUsersPage(users, request.path, request.method, request.body);
@@ -55,7 +64,7 @@ export function createSearchAdsModule(
   return {
     name: 'search-ads',
     prefixes: [SEARCH_ADS_PREFIX, SEARCH_ADS_AUTH_PREFIX],
-    control: searchAdsControl(users),
+    control: searchAdsControl(users, answers),
     handle(request) {
       if (request.path === SEARCH_ADS_AUTH_PREFIX || request.path.startsWith(`${SEARCH_ADS_AUTH_PREFIX}/`)) {
         return auth({ ...request, contentType: headerValue(request.headers['content-type']) });
@@ -63,10 +72,15 @@ export function createSearchAdsModule(
       try {
         const path = request.path.slice(SEARCH_ADS_PREFIX.length);
         const answer = api.handle(request.method, path, request.query, request.headers, request.body);
-        return { kind: 'json', status: answer.status, payload: answer.payload, headers: answer.headers };
+        return logged(request, {
+          kind: 'json',
+          status: answer.status,
+          payload: answer.payload,
+          headers: answer.headers,
+        });
       } catch (error) {
         logger?.error({ err: error, path: request.path }, 'search-ads handler failed');
-        return serverError;
+        return logged(request, serverError);
       }
     },
   };

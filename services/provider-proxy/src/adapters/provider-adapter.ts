@@ -60,6 +60,10 @@ export interface ProviderAdapter {
   prepare(call: PlatformCall, credentials: ConnectionCredentials): PreparedCall;
   /** True when a complete (small) answer says the connection's token is expired, invalid or revoked. */
   isTokenError(status: number, body: Buffer): boolean;
-  /** New credentials for a refreshable or minted connection; never called for long-lived tokens. */
-  renew?(credentials: ConnectionCredentials, signal: AbortSignal): Promise<RenewOutcome>;
+  /**
+   * New credentials for a refreshable or minted connection; never called for long-lived tokens. No caller can
+   * cancel it: once sent, a rotating refresh is read to the end, because the platform has already spent the old
+   * refresh token.
+   */
+  renew?(credentials: ConnectionCredentials): Promise<RenewOutcome>;
 }

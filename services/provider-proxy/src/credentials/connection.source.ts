@@ -1,3 +1,4 @@
+import { isProviderId, type ProviderId } from '@gateway/catalogue';
 import { CredentialCipherError, StoreError, type ConnectionRecord, type PlatformCredentials } from '@gateway/store';
 import type { ConnectionCredentials } from '../adapters/provider-adapter';
 
@@ -17,6 +18,16 @@ export interface ConnectionSource {
   markNeedsRegrant(accountId: string): Promise<void>;
 }
 
+/** Every active connection, page by page: what the refresh-token sweep walks. */
+export interface ConnectionLister {
+  /** Up to `limit` active connections of `providers`, in account id order after `after`. */
+  listActive(
+    providers: readonly string[],
+    after: string | undefined,
+    limit: number,
+  ): Promise<{ accountId: string; provider: string }[]>;
+}
+
 /** The stored credentials exist but cannot be used (wrong keyring, tampered, unexpected shape). */
 export class UnusableCredentialsError extends Error {
   constructor(accountId: string, options?: { cause?: unknown }) {
@@ -31,9 +42,14 @@ export interface ConnectionReader {
   loadCredentials(accountId: string): Promise<PlatformCredentials | null>;
   replaceCredentials(accountId: string, credentials: PlatformCredentials): Promise<boolean>;
   setStatus(accountId: string, status: 'needs_regrant'): Promise<ConnectionRecord | null>;
+  listActive(
+    providers: readonly ProviderId[],
+    after: string | undefined,
+    limit: number,
+  ): Promise<{ account_id: string; provider: string }[]>;
 }
 
-export class StoreConnectionSource implements ConnectionSource {
+export class StoreConnectionSource implements ConnectionSource, ConnectionLister {
   constructor(private readonly connections: ConnectionReader) {}
 
   async lookup(accountId: string): Promise<ConnectionLookup> {
@@ -60,6 +76,15 @@ export class StoreConnectionSource implements ConnectionSource {
 
   async markNeedsRegrant(accountId: string): Promise<void> {
     await this.connections.setStatus(accountId, 'needs_regrant');
+  }
+
+  async listActive(
+    providers: readonly string[],
+    after: string | undefined,
+    limit: number,
+  ): Promise<{ accountId: string; provider: string }[]> {
+    const page = await this.connections.listActive(providers.filter(isProviderId), after, limit);
+    return page.map((connection) => ({ accountId: connection.account_id, provider: connection.provider }));
   }
 }
 

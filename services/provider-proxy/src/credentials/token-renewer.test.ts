@@ -11,6 +11,8 @@ const iso = (ms: number) => new Date(ms).toISOString();
 class StoreSource implements ConnectionSource {
   lookup_: ConnectionLookup;
   writes: ConnectionCredentials[] = [];
+  /** Writes that throw (a database outage) before one succeeds. */
+  failingWrites = 0;
   constructor(credentials: ConnectionCredentials) {
     this.lookup_ = { found: true, provider: 'video-shop', active: true, credentials };
   }
@@ -18,6 +20,10 @@ class StoreSource implements ConnectionSource {
     return this.lookup_;
   }
   async store(_accountId: string, credentials: ConnectionCredentials): Promise<boolean> {
+    if (this.failingWrites > 0) {
+      this.failingWrites -= 1;
+      throw new Error('MongoServerSelectionError');
+    }
     this.writes.push(credentials);
     if (this.lookup_.found && this.lookup_.active) this.lookup_ = { ...this.lookup_, credentials };
     return true;
@@ -44,18 +50,38 @@ function adapter(renew: (c: ConnectionCredentials) => Promise<RenewOutcome>): Pr
 function setup(credentials: ConnectionCredentials, lease: RenewalLease = new LocalRenewalLease()) {
   const source = new StoreSource(credentials);
   const cache = new CredentialCache(source, { ttlMs: 1_000, maxEntries: 10, now: () => now });
-  const renewer = new TokenRenewer({ source, cache, lease, now: () => now, pollMs: 1 });
+  const renewer = new TokenRenewer({ source, cache, lease, now: () => now, pollMs: 1, storeRetryMs: 1 });
   return { source, cache, renewer };
 }
 
-const request = (a: ProviderAdapter, seen: ConnectionCredentials, refused = false) => ({
+const request = (a: ProviderAdapter, seen: ConnectionCredentials, refused = false, stopWaiting = neverStops()) => ({
   accountId: 'acct_1',
   adapter: a,
   seen,
   refused,
   deadline: now + 1_000,
-  signal: new AbortController().signal,
+  stopWaiting,
 });
+
+function neverStops(): AbortSignal {
+  return new AbortController().signal;
+}
+
+/** A lease another replica holds. */
+const heldElsewhere: RenewalLease = {
+  acquire: async () => false,
+  extend: async () => false,
+  release: async () => undefined,
+};
+
+/** A platform answer that arrives when the test says so. */
+function heldAnswer() {
+  let answer: (outcome: RenewOutcome) => void = () => undefined;
+  let sent: () => void = () => undefined;
+  const isSent = new Promise<void>((resolve) => (sent = resolve));
+  const outcome = new Promise<RenewOutcome>((resolve) => (answer = resolve));
+  return { isSent, answer, renew: () => (sent(), outcome) };
+}
 
 const due = { access_token: 'old', refresh_token: 'r1', access_token_expires_at: iso(now + 30_000) };
 const fresh = { access_token: 'new', refresh_token: 'r2', access_token_expires_at: iso(now + 3_600_000) };
@@ -92,15 +118,13 @@ describe('token renewer', () => {
   });
 
   it('does not wait for another replica while the tokens it holds still work', async () => {
-    const held: RenewalLease = { acquire: async () => false, release: async () => undefined };
-    const { renewer } = setup(due, held);
+    const { renewer } = setup(due, heldElsewhere);
     const a = adapter(async () => ({ ok: true, credentials: fresh }));
     expect(await renewer.renew(request(a, due))).toMatchObject({ ok: false, reason: 'unavailable' });
   });
 
   it("waits for another replica's renewal when the platform refused the token, and takes what it stored", async () => {
-    const held: RenewalLease = { acquire: async () => false, release: async () => undefined };
-    const { source, renewer } = setup(due, held);
+    const { source, renewer } = setup(due, heldElsewhere);
     const a = adapter(async () => {
       throw new Error('must not renew');
     });
@@ -122,5 +146,61 @@ describe('token renewer', () => {
     const a = adapter(async () => ({ ok: false, reason: 'unavailable', detail: 'down' }));
     expect(await renewer.renew(request(a, due))).toMatchObject({ ok: false, reason: 'unavailable' });
     expect(source.lookup_).toMatchObject({ active: true });
+  });
+
+  it('stores the new pair of a refresh whose caller stopped waiting, and the next request uses it', async () => {
+    const { source, cache, renewer } = setup(due);
+    const platform = heldAnswer();
+    const a = adapter(platform.renew);
+    const caller = new AbortController();
+    const waiting = renewer.renew(request(a, due, false, caller.signal));
+    await platform.isSent;
+    caller.abort();
+    expect(await waiting).toMatchObject({ ok: false, reason: 'unavailable' });
+    // The platform has spent r1 and answers after the caller left.
+    platform.answer({ ok: true, credentials: fresh });
+    await renewer.drain();
+    expect(source.writes).toEqual([fresh]);
+    expect(await cache.get('acct_1')).toMatchObject({ ok: true, credentials: fresh });
+    const next = adapter(async () => {
+      throw new Error('must not renew again');
+    });
+    expect(await renewer.renew(request(next, due))).toEqual({ ok: true, credentials: fresh, renewed: false });
+  });
+
+  it('keeps the grant when storing the new pair fails twice, extending the lease before each retry', async () => {
+    const lease = new LocalRenewalLease(() => now);
+    const extend = jest.spyOn(lease, 'extend');
+    const { source, renewer } = setup(due, lease);
+    source.failingWrites = 2;
+    let calls = 0;
+    const a = adapter(async () => {
+      calls += 1;
+      return { ok: true, credentials: fresh };
+    });
+    expect(await renewer.renew(request(a, due))).toEqual({ ok: true, credentials: fresh, renewed: true });
+    expect(calls).toBe(1);
+    expect(source.writes).toEqual([fresh]);
+    expect(source.lookup_).toMatchObject({ active: true, credentials: fresh });
+    expect(extend).toHaveBeenCalledTimes(2);
+  });
+
+  it('stops retrying the write once another replica holds the lease', async () => {
+    const lease = new LocalRenewalLease(() => now);
+    jest.spyOn(lease, 'extend').mockResolvedValue(false);
+    const { source, renewer } = setup(due, lease);
+    source.failingWrites = 1;
+    const a = adapter(async () => ({ ok: true, credentials: fresh }));
+    expect(await renewer.renew(request(a, due))).toMatchObject({ ok: false, reason: 'unavailable' });
+    expect(source.writes).toEqual([]);
+  });
+
+  it('gives the new pair up after the last write attempt fails, and says so', async () => {
+    const { source, renewer } = setup(due);
+    source.failingWrites = 5;
+    const a = adapter(async () => ({ ok: true, credentials: fresh }));
+    expect(await renewer.renew(request(a, due))).toMatchObject({ ok: false, reason: 'unavailable' });
+    expect(source.writes).toEqual([]);
+    expect(source.failingWrites).toBe(0);
   });
 });

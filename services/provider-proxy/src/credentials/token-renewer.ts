@@ -1,3 +1,5 @@
+import { performance } from 'node:perf_hooks';
+import type { Logger } from '@gateway/telemetry';
 import type { ConnectionCredentials, ProviderAdapter } from '../adapters/provider-adapter';
 import type { ConnectionSource } from './connection.source';
 import type { CredentialCache } from './credential.cache';
@@ -14,8 +16,17 @@ export interface TokenRenewerOptions {
   /** How often a replica that waits for another one's renewal reads the store again. */
   pollMs?: number;
   now?: () => number;
-  /** Called once per platform renewal call, with its outcome (metrics). */
-  onRenewal?: (provider: string, outcome: string) => void;
+  /**
+   * Called once per platform renewal call with its outcome (metrics); for a stored renewal also with the time
+   * from sending it to the store's acknowledgement of the new tokens (ms), in which a crash loses a rotating grant.
+   */
+  onRenewal?: (provider: string, outcome: string, exposedMs?: number) => void;
+  logger?: Logger;
+  /** How often the lease of a renewal in progress is extended; well below the lease's lifetime. */
+  leaseExtendMs?: number;
+  /** Writes of new tokens tried before they are given up; the waits between them double from storeRetryMs. */
+  storeAttempts?: number;
+  storeRetryMs?: number;
 }
 
 export interface RenewRequest {
@@ -25,8 +36,15 @@ export interface RenewRequest {
   seen: ConnectionCredentials;
   /** The platform refused `seen.access_token`: renew even when its expiry says it is still valid. */
   refused: boolean;
+  /** Renew also when the refresh token has less than this left (the refresh-token sweep). */
+  refreshTokenMarginMs?: number;
+  /** The longest a replica waits for another replica's renewal. */
   deadline: number;
-  signal: AbortSignal;
+  /**
+   * Aborted when the caller stops waiting. The renewal itself goes on: a rotating refresh token is spent once the
+   * platform has the request, so its answer is read and stored whatever happens to the caller.
+   */
+  stopWaiting: AbortSignal;
 }
 
 /**
@@ -34,16 +52,23 @@ export interface RenewRequest {
  * per connection: within this process through a shared promise, across replicas through the RenewalLease.
  * Under the lease it reads the store again first, so a replica that waited finds the tokens another one just
  * stored and makes no platform call: one renewal per expiry, whatever the number of replicas and requests.
- * New tokens are stored (sealed) before anyone uses them.
+ * New tokens are stored (sealed) before anyone uses them. A renewal runs in the background of the replica, owned
+ * by no caller, until its new tokens are stored: only a crash of the process can lose them.
  */
 export class TokenRenewer {
   private readonly flights = new Map<string, Promise<RenewalResult>>();
   private readonly now: () => number;
   private readonly pollMs: number;
+  private readonly leaseExtendMs: number;
+  private readonly storeAttempts: number;
+  private readonly storeRetryMs: number;
 
   constructor(private readonly options: TokenRenewerOptions) {
     this.now = options.now ?? Date.now;
     this.pollMs = options.pollMs ?? 50;
+    this.leaseExtendMs = options.leaseExtendMs ?? 5_000;
+    this.storeAttempts = options.storeAttempts ?? 5;
+    this.storeRetryMs = options.storeRetryMs ?? 200;
   }
 
   /** True when `credentials` should be renewed before they are used. */
@@ -63,14 +88,27 @@ export class TokenRenewer {
     return !(expiresAt > this.now());
   }
 
+  /** The renewal's outcome, or `unavailable` as soon as the caller stops waiting (the renewal goes on). */
   renew(request: RenewRequest): Promise<RenewalResult> {
-    const running = this.flights.get(request.accountId);
-    if (running !== undefined) return running;
-    const flight = this.renewAcrossReplicas(request).finally(() => {
-      if (this.flights.get(request.accountId) === flight) this.flights.delete(request.accountId);
-    });
-    this.flights.set(request.accountId, flight);
-    return flight;
+    let flight = this.flights.get(request.accountId);
+    if (flight === undefined) {
+      const started = this.renewAcrossReplicas(request)
+        .catch((error: unknown) => {
+          this.options.logger?.error({ account_id: request.accountId, err: errorName(error) }, 'token renewal failed');
+          return { ok: false, reason: 'unavailable', detail: 'the connection tokens could not be renewed' } as const;
+        })
+        .finally(() => {
+          if (this.flights.get(request.accountId) === started) this.flights.delete(request.accountId);
+        });
+      this.flights.set(request.accountId, started);
+      flight = started;
+    }
+    return untilStopped(flight, request.stopWaiting);
+  }
+
+  /** Resolves when no renewal is in progress any more (graceful shutdown). */
+  async drain(): Promise<void> {
+    while (this.flights.size > 0) await Promise.allSettled([...this.flights.values()]);
   }
 
   private async renewAcrossReplicas(request: RenewRequest): Promise<RenewalResult> {
@@ -91,33 +129,100 @@ export class TokenRenewer {
       const stored = await this.read(request);
       if (stored.ok && this.usable(request, stored.credentials)) return { ...stored, renewed: false };
       if (!stored.ok && stored.reason !== 'unavailable') return stored;
-      if (this.now() + this.pollMs >= request.deadline || request.signal.aborted) {
+      if (this.now() + this.pollMs >= request.deadline || request.stopWaiting.aborted) {
         return { ok: false, reason: 'unavailable', detail: 'another replica is renewing the connection tokens' };
       }
-      await delay(this.pollMs, request.signal);
+      await delay(this.pollMs, request.stopWaiting);
     }
   }
 
   private async renewHoldingLease(request: RenewRequest): Promise<RenewalResult> {
-    const { source, cache, onRenewal } = this.options;
     const stored = await this.read(request);
     if (!stored.ok) return stored;
     if (this.usable(request, stored.credentials)) return { ...stored, renewed: false };
-    const outcome = await request.adapter.renew!(stored.credentials, request.signal);
-    onRenewal?.(request.adapter.provider, outcome.ok ? 'renewed' : outcome.reason);
+    // The platform call has no deadline of ours (the HTTP client's own bounds a platform that never answers):
+    // the lease is kept while it lasts, so no other replica spends the same refresh token meanwhile.
+    const keeper = setInterval(() => void this.extendLease(request.accountId), this.leaseExtendMs);
+    keeper.unref();
+    try {
+      return await this.renewAndStore(request, stored.credentials);
+    } finally {
+      clearInterval(keeper);
+    }
+  }
+
+  private async renewAndStore(request: RenewRequest, stored: ConnectionCredentials): Promise<RenewalResult> {
+    const { source, cache, onRenewal, logger } = this.options;
+    const { accountId, adapter } = request;
+    const sentAt = performance.now();
+    const outcome = await adapter.renew!(stored);
     if (!outcome.ok) {
+      onRenewal?.(adapter.provider, outcome.reason);
       if (outcome.reason === 'unavailable') return { ok: false, reason: 'unavailable', detail: outcome.detail };
-      await source.markNeedsRegrant(request.accountId);
-      cache.invalidate(request.accountId);
+      await source.markNeedsRegrant(accountId);
+      cache.invalidate(accountId);
       return { ok: false, reason: 'needs_regrant', detail: outcome.detail };
     }
     // Stored before use: a rotated refresh token that only lived in memory would be lost with this process.
-    if (!(await source.store(request.accountId, outcome.credentials))) {
-      cache.invalidate(request.accountId);
+    const answeredAt = performance.now();
+    const written = await this.storeWithRetries(accountId, outcome.credentials);
+    const exposedMs = performance.now() - sentAt;
+    onRenewal?.(adapter.provider, written === 'stored' ? 'renewed' : `store_${written}`, exposedMs);
+    if (written === 'inactive') {
+      cache.invalidate(accountId);
       return { ok: false, reason: 'inactive', detail: 'the connection was revoked or re-granted meanwhile' };
     }
-    cache.put(request.accountId, request.adapter.provider, outcome.credentials);
+    if (written === 'failed') {
+      cache.invalidate(accountId);
+      logger?.error(
+        { account_id: accountId, provider: adapter.provider, attempts: this.storeAttempts },
+        'renewed tokens could not be stored: a rotating grant is lost',
+      );
+      return { ok: false, reason: 'unavailable', detail: 'the renewed connection tokens could not be stored' };
+    }
+    logger?.info(
+      {
+        account_id: accountId,
+        provider: adapter.provider,
+        exposed_ms: Math.round(exposedMs * 10) / 10,
+        store_ms: Math.round((performance.now() - answeredAt) * 10) / 10,
+      },
+      'connection tokens renewed',
+    );
+    cache.put(accountId, adapter.provider, outcome.credentials);
     return { ok: true, credentials: outcome.credentials, renewed: true };
+  }
+
+  /**
+   * A failed write is tried again, with doubling waits, while this replica still holds the lease: once another
+   * replica holds it, that one reads the old tokens and its refresh is refused anyway.
+   */
+  private async storeWithRetries(
+    accountId: string,
+    credentials: ConnectionCredentials,
+  ): Promise<'stored' | 'inactive' | 'failed'> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return (await this.options.source.store(accountId, credentials)) ? 'stored' : 'inactive';
+      } catch (error) {
+        if (attempt >= this.storeAttempts) return 'failed';
+        this.options.logger?.warn(
+          { account_id: accountId, attempt, err: errorName(error) },
+          'storing renewed tokens failed; retrying',
+        );
+      }
+      await delay(this.storeRetryMs * 2 ** (attempt - 1));
+      if (!(await this.extendLease(accountId))) return 'failed';
+    }
+  }
+
+  /** False only when another holder has the lease; an unreachable NATS leaves it ours until it expires. */
+  private async extendLease(accountId: string): Promise<boolean> {
+    try {
+      return await this.options.lease.extend(accountId);
+    } catch {
+      return true;
+    }
   }
 
   /** The stored tokens, past the cache. */
@@ -139,21 +244,47 @@ export class TokenRenewer {
     return { ok: true, credentials: lookup.credentials };
   }
 
+  /** True when the refresh token has less than `marginMs` left. */
+  refreshTokenDue(credentials: ConnectionCredentials, marginMs: number): boolean {
+    if (credentials.refresh_token === undefined || credentials.refresh_token_expires_at === undefined) return false;
+    return Date.parse(credentials.refresh_token_expires_at) - this.now() < marginMs;
+  }
+
   /** Tokens another renewal already replaced, still valid: use them instead of renewing again. */
   private usable(request: RenewRequest, stored: ConnectionCredentials): boolean {
     if (this.isDue(request.adapter, stored)) return false;
+    const margin = request.refreshTokenMarginMs;
+    if (margin !== undefined && this.refreshTokenDue(stored, margin)) return false;
     return !request.refused || stored.access_token !== request.seen.access_token;
   }
 }
 
-function delay(ms: number, signal: AbortSignal): Promise<void> {
+const STOPPED: RenewalResult = { ok: false, reason: 'unavailable', detail: 'the caller stopped waiting' };
+
+function untilStopped(flight: Promise<RenewalResult>, signal: AbortSignal): Promise<RenewalResult> {
+  if (signal.aborted) return Promise.resolve(STOPPED);
+  return new Promise((resolve) => {
+    const stop = () => resolve(STOPPED);
+    signal.addEventListener('abort', stop, { once: true });
+    void flight.then((result) => {
+      signal.removeEventListener('abort', stop);
+      resolve(result);
+    });
+  });
+}
+
+function delay(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(done, ms);
     function done() {
       clearTimeout(timer);
-      signal.removeEventListener('abort', done);
+      signal?.removeEventListener('abort', done);
       resolve();
     }
-    signal.addEventListener('abort', done, { once: true });
+    signal?.addEventListener('abort', done, { once: true });
   });
+}
+
+function errorName(error: unknown): string {
+  return error instanceof Error ? error.name : typeof error;
 }

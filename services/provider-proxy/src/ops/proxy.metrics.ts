@@ -13,6 +13,7 @@ export interface ProxyMetrics {
   credentialLookups: Counter<'result'>;
   tokenReloads: Counter<'provider' | 'outcome'>;
   tokenRenewals: Counter<'provider' | 'outcome'>;
+  renewalExposure: Histogram<'provider'>;
   exchangeStreams: Gauge;
 }
 
@@ -61,8 +62,17 @@ export function createProxyMetrics(): ProxyMetrics {
     }),
     tokenRenewals: createCounter(registry, {
       name: 'provider_token_renewals_total',
-      help: 'Platform token renewals this replica made, by outcome: renewed, refused (re-grant needed), unavailable.',
+      help:
+        'Platform token renewals this replica made, by outcome: renewed, refused (re-grant needed), unavailable, ' +
+        'store_failed (new tokens not stored), store_inactive (revoked meanwhile).',
       labelNames: ['provider', 'outcome'],
+    }),
+    renewalExposure: createHistogram(registry, {
+      name: 'provider_token_renewal_exposure_seconds',
+      help:
+        'Time from sending a token renewal to the store acknowledging its new tokens: a crash inside it loses a ' +
+        'rotating grant.',
+      labelNames: ['provider'],
     }),
     exchangeStreams: gauge('provider_proxy_exchange_streams', 'Open Exchange streams.', []),
   };

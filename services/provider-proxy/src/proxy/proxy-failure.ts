@@ -5,6 +5,7 @@ export type ProxyFailureCode = Extract<
   GatewayErrorCode,
   | 'path_not_allowed'
   | 'invalid_request'
+  | 'payload_too_large'
   | 'connection_unavailable'
   | 'connection_needs_regrant'
   | 'platform_unreachable'

@@ -260,3 +260,128 @@ describe('provider-proxy failures', () => {
     }
   });
 });
+
+describe('provider-proxy token renewal and bodies', () => {
+  const SHOP_INFO = '/api/v2/shop/get_shop_info';
+  const REFRESH_PATH = '/api/v2/auth/access_token/get';
+  const marketplaceConfig = (baseUrl: string) =>
+    testConfig(baseUrl, {
+      MARKETPLACE_BASE_URL: baseUrl,
+      MARKETPLACE_PARTNER_ID: '2001001',
+      MARKETPLACE_PARTNER_KEY: 'partner-key',
+      MARKETPLACE_APP_QPS: 0,
+      MARKETPLACE_RENEW_AHEAD_MS: 600_000,
+      MARKETPLACE_REFRESH_TOKEN_LIFETIME_MS: 30 * 86_400_000,
+      SEARCH_ADS_ENABLED: true,
+      SEARCH_ADS_API_URL: baseUrl,
+      SEARCH_ADS_AUTH_URL: baseUrl,
+      SEARCH_ADS_QPS: 0,
+      SEARCH_ADS_RENEW_AHEAD_MS: 300_000,
+    });
+
+  it('stores the pair of a refresh whose caller gave up, so the grant lives and the next request uses it', async () => {
+    let releaseRefresh: () => void = () => undefined;
+    const refreshHeld = new Promise<void>((resolve) => (releaseRefresh = resolve));
+    const bodies: string[] = [];
+    const platform = await startFakePlatform((req, res) => {
+      if (req.url?.startsWith(REFRESH_PATH)) {
+        let body = '';
+        req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        req.on('end', () => {
+          bodies.push(body);
+          // The platform spends the refresh token now and answers only after the caller's deadline.
+          void refreshHeld.then(() =>
+            sendJson(res, {
+              error: '',
+              message: '',
+              access_token: 'access-2',
+              refresh_token: 'refresh-2',
+              expire_in: 14_400,
+            }),
+          );
+        });
+        return;
+      }
+      sendJson(res, { error: '', message: '', request_id: 'r', response: { shop_name: 'shop' } });
+    });
+    const connections = new MemoryConnections();
+    const accountId = connections.add('unused', 'marketplace');
+    connections.lookups.set(accountId, {
+      found: true,
+      provider: 'marketplace',
+      active: true,
+      credentials: {
+        access_token: 'access-1',
+        refresh_token: 'refresh-1',
+        // Due for renewal (less than 10 minutes left), still valid.
+        access_token_expires_at: new Date(Date.now() + 60_000).toISOString(),
+        attributes: { shop_id: '42' },
+      },
+    });
+    const harness = await startTestProxy(marketplaceConfig(platform.baseUrl), connections);
+    try {
+      const gaveUp = await harness.fetch({
+        provider: 'marketplace',
+        account_id: accountId,
+        path: SHOP_INFO,
+        timeout_ms: 200,
+      });
+      expect(gaveUp.failure?.code).toBe('platform_timeout');
+      expect(bodies).toHaveLength(1);
+      releaseRefresh();
+      await waitFor(() => {
+        const stored = connections.lookups.get(accountId);
+        return stored?.found === true && stored.active && stored.credentials.refresh_token === 'refresh-2';
+      });
+
+      const next = await harness.fetch({ provider: 'marketplace', account_id: accountId, path: SHOP_INFO });
+      expect(next.failure).toBeNull();
+      expect(next.status).toBe(200);
+      const read = platform.requests.filter((r) => r.url.startsWith(SHOP_INFO)).at(-1);
+      expect(new URLSearchParams(read!.url.split('?')[1]).get('access_token')).toBe('access-2');
+      expect(bodies.map((body) => (JSON.parse(body) as { refresh_token: string }).refresh_token)).toEqual([
+        'refresh-1',
+      ]);
+      expect(connections.lookups.get(accountId)).toMatchObject({
+        active: true,
+        credentials: { access_token: 'access-2', refresh_token: 'refresh-2' },
+      });
+    } finally {
+      releaseRefresh();
+      await harness.close();
+      await platform.close();
+    }
+  });
+
+  it('refuses a body above 64 KiB with payload_too_large before any platform call', async () => {
+    const platform = await startFakePlatform((_req, res) => sendJson(res, {}));
+    const connections = new MemoryConnections();
+    const accountId = connections.add('token', 'search-ads');
+    const harness = await startTestProxy(marketplaceConfig(platform.baseUrl), connections);
+    try {
+      const body = Buffer.from(JSON.stringify({ startTime: '2026-11-16', padding: 'x'.repeat(64 * 1024) }));
+      const response = await harness.fetch({
+        provider: 'search-ads',
+        account_id: accountId,
+        method: 'POST',
+        path: '/api/v5/reports/campaigns',
+        body,
+      });
+      expect(response.failure).toEqual({
+        code: 'payload_too_large',
+        detail: 'the body may be at most 65536 bytes',
+      });
+      expect(platform.requests).toHaveLength(0);
+    } finally {
+      await harness.close();
+      await platform.close();
+    }
+  });
+});
+
+async function waitFor(condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+  for (const started = Date.now(); !condition();) {
+    if (Date.now() - started > timeoutMs) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

@@ -9,7 +9,13 @@ import {
   type Span,
 } from '@opentelemetry/api';
 import { suppressTracing } from '@opentelemetry/core';
-import { isProviderId, ownedParamsOf, validateBody, type EndpointSpec } from '@gateway/catalogue';
+import {
+  isProviderId,
+  MAX_REQUEST_BODY_BYTES,
+  ownedParamsOf,
+  validateBody,
+  type EndpointSpec,
+} from '@gateway/catalogue';
 import type { FetchRequest__Output } from '@gateway/proto';
 import { isWellFormedAccountId } from '@gateway/store';
 import { setSafeAttributes, type Logger } from '@gateway/telemetry';
@@ -404,7 +410,8 @@ export class ProxyService {
       seen,
       refused,
       deadline: scope.deadline,
-      signal: scope.abort,
+      // The caller may stop waiting (cancel, deadline); the renewal it started goes on to store its tokens.
+      stopWaiting: scope.abort,
     });
     setSafeAttributes(scope.span, {
       'gateway.token_renewal': result.ok ? (result.renewed ? 'renewed' : 'joined') : result.reason,
@@ -595,7 +602,10 @@ function renewalFailure(scope: RequestScope, renewal: Extract<RenewalResult, { o
 
 type CheckedBody = { ok: true; bytes: Buffer | undefined } | { ok: false; failure: ProxyFailure };
 
-/** The caller's body, checked again here: only where the endpoint takes one, JSON, of its schema, nothing owned. */
+/**
+ * The caller's body, checked again here: only where the endpoint takes one, at most MAX_REQUEST_BODY_BYTES
+ * (docs/rest.md: 413 payload_too_large), JSON, of its schema, nothing owned.
+ */
 function checkedBody(endpoint: EndpointSpec, body: Buffer | undefined): CheckedBody {
   if (body === undefined || body.length === 0) {
     return endpoint.body?.required
@@ -604,6 +614,12 @@ function checkedBody(endpoint: EndpointSpec, body: Buffer | undefined): CheckedB
   }
   if (endpoint.body === undefined) {
     return { ok: false, failure: failure('invalid_request', `${endpoint.path} takes no body`) };
+  }
+  if (body.length > MAX_REQUEST_BODY_BYTES) {
+    return {
+      ok: false,
+      failure: failure('payload_too_large', `the body may be at most ${MAX_REQUEST_BODY_BYTES} bytes`),
+    };
   }
   let parsed: unknown;
   try {

@@ -1,6 +1,10 @@
 import { hashSeed, Prng } from '../../video-ads/data/prng';
 import type { MarketShop } from '../sandbox-shops';
 
+/**
+ * Order statuses get_order_list filters on; the catalogue (libs/catalogue marketplace.ts) declares the same list.
+ * INVOICE_PENDING is a status of regions with invoices before shipping: the sandbox's shops have no such orders.
+ */
 export const ORDER_STATUSES = [
   'UNPAID',
   'READY_TO_SHIP',
@@ -10,6 +14,7 @@ export const ORDER_STATUSES = [
   'IN_CANCEL',
   'CANCELLED',
   'TO_RETURN',
+  'INVOICE_PENDING',
 ] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 

@@ -82,7 +82,8 @@ export function getAllCpcAdsDailyPerformance(ctx: MarketCallContext): MarketResu
 
 export function getProductLevelCampaignIdList(ctx: MarketCallContext): MarketResult {
   const { params } = ctx;
-  const adType = params.enumOf('ad_type', ['all', 'auto', 'manual', ''] as const) ?? 'all';
+  // An empty ad_type counts as absent (all), as every empty parameter does.
+  const adType = params.enumOf('ad_type', ['all', 'auto', 'manual'] as const) ?? 'all';
   const offset = params.int('offset', { min: 0, max: 1_000_000 });
   const limit = params.int('limit', { min: 1, max: 5000, fallback: 5000 });
   if (params.error) return params.error;
@@ -98,7 +99,8 @@ export function getProductLevelCampaignIdList(ctx: MarketCallContext): MarketRes
 
 export function getProductCampaignDailyPerformance(ctx: MarketCallContext): MarketResult {
   const days = dateRange(ctx);
-  const ids = ctx.params.idList('campaign_id_list', 100);
+  // The reference gives no form for campaign_id_list: comma-joined and repeated are both accepted.
+  const ids = ctx.params.idList('campaign_id_list', 'either', 100);
   if (ctx.params.error || !days) return failed(ctx);
   const data = dataOf(ctx);
   const byId = new Map(data.campaigns.map((campaign) => [campaign.campaign_id, campaign]));

@@ -88,8 +88,9 @@ const OPTIONAL_ORDER_FIELDS: Record<string, (order: OrderModel, ctx: MarketCallC
 
 export function getOrderDetail(ctx: MarketCallContext): MarketResult {
   const { params } = ctx;
-  const sns = params.requiredList('order_sn_list', 50, /^[0-9A-Z]{6,20}$/);
-  const optional = params.list('response_optional_fields');
+  // The reference gives no form for these two lists (clients send them comma-joined): both forms are accepted.
+  const sns = params.requiredList('order_sn_list', 'either', 50, /^[0-9A-Z]{6,20}$/);
+  const optional = params.list('response_optional_fields', 'either');
   if (params.error) return params.error;
   const bySn = new Map(dataOf(ctx).orders.map((order) => [order.order_sn, order]));
   const found: OrderModel[] = [];
@@ -125,7 +126,11 @@ export function getItemList(ctx: MarketCallContext): MarketResult {
   const { params } = ctx;
   const offset = params.int('offset', { min: 0, max: 1_000_000, required: true });
   const pageSize = params.int('page_size', { min: 1, max: 100, required: true });
-  const statuses = params.requiredList('item_status', ITEM_STATUSES.length);
+  // The reference documents item_status as repeatable (item_status=NORMAL&item_status=BANNED), so the platform
+  // would read `NORMAL,BANNED` as one unknown status ('repeated'). Still 'either' here: the gateway's MCP tool sends
+  // every list comma-joined (the catalogue has no repeated form yet), and refusing that would break MCP calls with
+  // several statuses. Switch to 'repeated' once the catalogue and MCP send repeated parameters.
+  const statuses = params.requiredList('item_status', 'either', ITEM_STATUSES.length);
   if (!params.error && statuses.some((status) => !(ITEM_STATUSES as readonly string[]).includes(status))) {
     params.fail(`item_status must be among ${ITEM_STATUSES.join(', ')}.`);
   }
@@ -174,7 +179,8 @@ function baseInfo(item: ItemModel, currency: string): object {
 }
 
 export function getItemBaseInfo(ctx: MarketCallContext): MarketResult {
-  const ids = ctx.params.idList('item_id_list', 50);
+  // The reference gives no form for item_id_list: comma-joined and repeated are both accepted.
+  const ids = ctx.params.idList('item_id_list', 'either', 50);
   if (ctx.params.error) return ctx.params.error;
   const byId = new Map(dataOf(ctx).items.map((item) => [item.item_id, item]));
   const found = ids.flatMap((id) => {

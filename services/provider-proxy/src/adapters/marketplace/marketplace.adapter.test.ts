@@ -99,7 +99,7 @@ describe('marketplace adapter', () => {
         }),
       );
     });
-    const outcome = await adapter.renew(credentials, new AbortController().signal);
+    const outcome = await adapter.renew(credentials);
     expect(asked?.url.pathname).toBe('/marketplace/api/v2/auth/access_token/get');
     expect(asked?.url.searchParams.get('sign')).toBe(
       marketplaceSign(KEY, '2001887', '/api/v2/auth/access_token/get', 1655714431),
@@ -119,10 +119,9 @@ describe('marketplace adapter', () => {
   it('tells a dead refresh token from a platform that is down', async () => {
     const answering = (status: number, error: string) =>
       adapterWith(async () => new Response(JSON.stringify({ error, message: 'x' }), { status }));
-    const signal = new AbortController().signal;
-    expect(await answering(200, 'error_param').renew(credentials, signal)).toMatchObject({ reason: 'refused' });
-    expect(await answering(200, 'error_server').renew(credentials, signal)).toMatchObject({ reason: 'unavailable' });
-    expect(await answering(502, 'error_auth').renew(credentials, signal)).toMatchObject({ reason: 'unavailable' });
+    expect(await answering(200, 'error_param').renew(credentials)).toMatchObject({ reason: 'refused' });
+    expect(await answering(200, 'error_server').renew(credentials)).toMatchObject({ reason: 'unavailable' });
+    expect(await answering(502, 'error_auth').renew(credentials)).toMatchObject({ reason: 'unavailable' });
   });
 
   it('does not show the partner key when inspected or serialised', () => {

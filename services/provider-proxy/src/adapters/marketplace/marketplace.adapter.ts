@@ -16,9 +16,8 @@ import { filterQuery } from '../query-filter';
 export type MarketplaceProvider = 'marketplace' | 'marketplace-ads' | 'marketplace-affiliate';
 
 /** Refresh tokens live 30 days from issue; the platform's answer does not say so. */
-const REFRESH_TOKEN_LIFETIME_MS = 30 * 24 * 3_600_000;
+export const MARKETPLACE_REFRESH_TOKEN_LIFETIME_MS = 30 * 24 * 3_600_000;
 const RENEW_PATH = '/api/v2/auth/access_token/get';
-const RENEW_TIMEOUT_MS = 10_000;
 /** Errors after which a refresh may be tried again; any other error means the refresh token is dead. */
 const TRANSIENT_ERRORS: ReadonlySet<string> = new Set([
   'error_server',
@@ -35,6 +34,8 @@ export interface MarketplaceAdapterOptions {
   partnerKey: string;
   guard: QpsGuard;
   renewAheadMs: number;
+  /** How long a refresh token lives from its issue (MARKETPLACE_REFRESH_TOKEN_LIFETIME_MS). */
+  refreshTokenLifetimeMs?: number;
   now?: () => number;
   fetch?: typeof fetch;
 }
@@ -63,6 +64,7 @@ export class MarketplaceAdapter implements ProviderAdapter {
   private readonly partnerId: string;
   private readonly owned: ReadonlySet<string>;
   private readonly tokenErrors: ReadonlySet<number | string>;
+  private readonly refreshTokenLifetimeMs: number;
   private readonly now: () => number;
   private readonly fetch: typeof fetch;
   readonly #partnerKey: string;
@@ -77,6 +79,7 @@ export class MarketplaceAdapter implements ProviderAdapter {
     this.tokens = { kind: 'refreshable', renewAheadMs: options.renewAheadMs };
     this.owned = ownedParamsOf(options.provider);
     this.tokenErrors = new Set(providerSpec(options.provider)!.envelope.tokenErrorCodes);
+    this.refreshTokenLifetimeMs = options.refreshTokenLifetimeMs ?? MARKETPLACE_REFRESH_TOKEN_LIFETIME_MS;
     this.now = options.now ?? Date.now;
     this.fetch = options.fetch ?? fetch;
     this.#partnerKey = options.partnerKey;
@@ -126,10 +129,11 @@ export class MarketplaceAdapter implements ProviderAdapter {
   }
 
   /**
-   * The refresh token is single use: once the platform answers, the old one is dead. The caller (TokenRenewer)
-   * stores the new pair before anything else, so the window in which a crash loses the grant is the store write.
+   * The refresh token is single use: once the platform has the request, the old one is dead. So the answer is
+   * awaited and read to its end with no timeout of ours (fetch's own, 300 s without a head or body bytes, bounds
+   * a platform that never answers), and the caller (TokenRenewer) stores the new pair before anything else.
    */
-  async renew(credentials: ConnectionCredentials, signal: AbortSignal): Promise<RenewOutcome> {
+  async renew(credentials: ConnectionCredentials): Promise<RenewOutcome> {
     const shopId = credentials.attributes?.['shop_id'];
     if (credentials.refresh_token === undefined || shopId === undefined) {
       return { ok: false, reason: 'refused', detail: 'the connection has no refresh token or shop id' };
@@ -148,7 +152,6 @@ export class MarketplaceAdapter implements ProviderAdapter {
           partner_id: Number(this.partnerId),
           shop_id: Number(shopId),
         }),
-        signal: AbortSignal.any([signal, AbortSignal.timeout(RENEW_TIMEOUT_MS)]),
       });
       status = response.status;
       answer = (await response.json()) as TokenAnswer;
@@ -165,7 +168,7 @@ export class MarketplaceAdapter implements ProviderAdapter {
           access_token: answer.access_token,
           refresh_token: answer.refresh_token,
           access_token_expires_at: new Date(this.now() + expiresIn * 1000).toISOString(),
-          refresh_token_expires_at: new Date(this.now() + REFRESH_TOKEN_LIFETIME_MS).toISOString(),
+          refresh_token_expires_at: new Date(this.now() + this.refreshTokenLifetimeMs).toISOString(),
         },
       };
     }

@@ -1,7 +1,11 @@
 import { durationMsFromEnv } from '@gateway/config';
 import { z } from 'zod';
 import { appGuard, type ProviderPlugin, type SharedAdapterSettings } from '../provider-plugin';
-import { MarketplaceAdapter, type MarketplaceProvider } from './marketplace.adapter';
+import {
+  MARKETPLACE_REFRESH_TOKEN_LIFETIME_MS,
+  MarketplaceAdapter,
+  type MarketplaceProvider,
+} from './marketplace.adapter';
 
 /** The platform host all three apps call; the sandbox's /marketplace locally. */
 const baseUrl = z
@@ -14,6 +18,8 @@ const sharedEnv = {
   MARKETPLACE_BASE_URL: baseUrl,
   /** Access tokens (4 hours) are refreshed when they have less than this left. */
   MARKETPLACE_RENEW_AHEAD_MS: durationMsFromEnv(600_000),
+  /** How long a refresh token lives from its issue (the platform's answer does not say; 30 days). */
+  MARKETPLACE_REFRESH_TOKEN_LIFETIME_MS: durationMsFromEnv(MARKETPLACE_REFRESH_TOKEN_LIFETIME_MS),
 };
 
 /** One app's variables: partner id and key (unset: the provider is not served), and its QPS. */
@@ -43,6 +49,7 @@ function plugin(provider: MarketplaceProvider, prefix: string): ProviderPlugin<R
         partnerKey,
         guard: appGuard(config[`${prefix}_APP_QPS`] as number, 1, shared),
         renewAheadMs: config['MARKETPLACE_RENEW_AHEAD_MS'] as number,
+        refreshTokenLifetimeMs: config['MARKETPLACE_REFRESH_TOKEN_LIFETIME_MS'] as number,
         now: shared.now,
       });
     },

@@ -68,7 +68,7 @@ describe('search-ads adapter', () => {
       form = new URLSearchParams(String(init?.body));
       return new Response(JSON.stringify({ access_token: 'tok-2', token_type: 'Bearer', expires_in: 3600 }));
     });
-    const outcome = await adapter.renew(credentials, new AbortController().signal);
+    const outcome = await adapter.renew(credentials);
     expect(outcome).toMatchObject({
       ok: true,
       credentials: { access_token: 'tok-2', access_token_expires_at: new Date(NOW + 3_600_000).toISOString() },
@@ -87,9 +87,8 @@ describe('search-ads adapter', () => {
   it('tells a deleted API user from a platform that is down', async () => {
     const answering = (status: number, error: string) =>
       adapterWith(async () => new Response(JSON.stringify({ error }), { status }));
-    const signal = new AbortController().signal;
-    expect(await answering(400, 'invalid_client').renew(credentials, signal)).toMatchObject({ reason: 'refused' });
-    expect(await answering(503, 'temporarily_unavailable').renew(credentials, signal)).toMatchObject({
+    expect(await answering(400, 'invalid_client').renew(credentials)).toMatchObject({ reason: 'refused' });
+    expect(await answering(503, 'temporarily_unavailable').renew(credentials)).toMatchObject({
       reason: 'unavailable',
     });
   });

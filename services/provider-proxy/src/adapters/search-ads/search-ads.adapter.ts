@@ -91,7 +91,8 @@ export class SearchAdsAdapter implements ProviderAdapter {
     return status === 401;
   }
 
-  async renew(credentials: ConnectionCredentials, signal: AbortSignal): Promise<RenewOutcome> {
+  /** Minted, not rotated: an answer given up costs nothing (the next mint works), so a slow one is abandoned. */
+  async renew(credentials: ConnectionCredentials): Promise<RenewOutcome> {
     const user = apiUserOf(credentials);
     if (user === undefined) return { ok: false, reason: 'refused', detail: 'the connection has no API user key' };
     let status: number;
@@ -107,7 +108,7 @@ export class SearchAdsAdapter implements ProviderAdapter {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' },
         body: body.toString(),
-        signal: AbortSignal.any([signal, AbortSignal.timeout(RENEW_TIMEOUT_MS)]),
+        signal: AbortSignal.timeout(RENEW_TIMEOUT_MS),
       });
       status = response.status;
       answer = (await response.json()) as typeof answer;

@@ -19,7 +19,6 @@ const TOKEN_ERRORS: ReadonlySet<number | string> = new Set(providerSpec('video-s
 const SELLER_SCOPED = /^\/(authorization|seller)\//;
 /** The platform's "too many requests" and "internal error": a refresh refused for these may be retried. */
 const TRANSIENT_CODES: ReadonlySet<number> = new Set([36009002, 36009003]);
-const RENEW_TIMEOUT_MS = 10_000;
 
 export interface VideoShopAdapterOptions {
   /** API base, e.g. https://open-api.tiktokglobalshop.com (the sandbox's /video-shop locally). */
@@ -125,7 +124,11 @@ export class VideoShopAdapter implements ProviderAdapter {
     return code !== undefined && TOKEN_ERRORS.has(code);
   }
 
-  async renew(credentials: ConnectionCredentials, signal: AbortSignal): Promise<RenewOutcome> {
+  /**
+   * Refresh tokens rotate: once the platform has the request, the old one is dead. The answer is awaited and read
+   * to its end with no timeout of ours (fetch's own, 300 s without a head or body bytes, bounds a silent platform).
+   */
+  async renew(credentials: ConnectionCredentials): Promise<RenewOutcome> {
     if (credentials.refresh_token === undefined) {
       return { ok: false, reason: 'refused', detail: 'the connection has no refresh token' };
     }
@@ -139,7 +142,6 @@ export class VideoShopAdapter implements ProviderAdapter {
     try {
       const response = await this.fetch(url, {
         headers: { accept: 'application/json' },
-        signal: AbortSignal.any([signal, AbortSignal.timeout(RENEW_TIMEOUT_MS)]),
       });
       status = response.status;
       envelope = (await response.json()) as TokenEnvelope;
