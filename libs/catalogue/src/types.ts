@@ -146,6 +146,8 @@ export interface ApiVersionSpec {
 
 export interface ProviderSpec {
   id: ProviderId;
+  /** A few words for people (the portal's buttons and tables). */
+  label: string;
   title: string;
   /** What one connection of this provider is (docs/product.md section 1). */
   connectionUnit: string;

@@ -104,6 +104,7 @@ export const MARKETPLACE_ADS_ENDPOINTS: readonly EndpointSpec[] = [
 
 export const MARKETPLACE_ADS: ProviderSpec = {
   id: 'marketplace-ads',
+  label: 'Marketplace ads',
   title: 'Marketplace ads (Open Platform v2, ads app)',
   connectionUnit: '1 shop on that platform',
   ...MARKETPLACE_PROVIDER,

@@ -117,6 +117,7 @@ export const MARKETPLACE_AFFILIATE_ENDPOINTS: readonly EndpointSpec[] = [
 
 export const MARKETPLACE_AFFILIATE: ProviderSpec = {
   id: 'marketplace-affiliate',
+  label: 'Marketplace affiliate',
   title: 'Marketplace affiliate (Open Platform v2, affiliate app)',
   connectionUnit: '1 shop on that platform',
   ...MARKETPLACE_PROVIDER,

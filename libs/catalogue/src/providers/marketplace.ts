@@ -184,6 +184,7 @@ export const MARKETPLACE_ENDPOINTS: readonly EndpointSpec[] = [
 
 export const MARKETPLACE: ProviderSpec = {
   id: 'marketplace',
+  label: 'Marketplace (seller app)',
   title: 'Marketplace (Open Platform v2, seller app)',
   connectionUnit: '1 shop on that platform',
   ...MARKETPLACE_PROVIDER,

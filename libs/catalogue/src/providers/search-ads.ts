@@ -304,6 +304,7 @@ export const SEARCH_ADS_ENDPOINTS: readonly EndpointSpec[] = [
 
 export const SEARCH_ADS: ProviderSpec = {
   id: 'search-ads',
+  label: 'Search ads',
   title: 'Search ads (Campaign Management API v5)',
   connectionUnit: '1 advertising account',
   upstreamPrefix: '',

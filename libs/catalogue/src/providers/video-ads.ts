@@ -291,6 +291,7 @@ export const VIDEO_ADS_ENDPOINTS: readonly EndpointSpec[] = [
 
 export const VIDEO_ADS: ProviderSpec = {
   id: 'video-ads',
+  label: 'Video ads',
   title: 'Video ads (Business API v1.3)',
   connectionUnit: '1 business center',
   upstreamPrefix: UPSTREAM_PREFIX,

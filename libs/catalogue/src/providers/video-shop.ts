@@ -295,6 +295,7 @@ export const VIDEO_SHOP_ENDPOINTS: readonly EndpointSpec[] = [
 
 export const VIDEO_SHOP: ProviderSpec = {
   id: 'video-shop',
+  label: 'Video shop',
   title: 'Video shop (Shop Partner API)',
   connectionUnit: '1 shop',
   upstreamPrefix: '',
