@@ -249,6 +249,7 @@ describe('portal-api - OpenAPI document', () => {
         'getUsage',
         'grantCallback',
         'listConnections',
+        'listProviders',
         'listKeys',
         'revokeKey',
         'rotateKey',

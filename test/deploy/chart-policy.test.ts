@@ -540,8 +540,11 @@ describe('charts/gateway', () => {
       );
     }
     const sandbox = envOf(dev, 'platform-sandbox');
-    // the dev Secret holds the sandbox's own default apps (services/platform-sandbox/src/config.ts)
-    const sandboxConfig = readFileSync(join(root, 'services', 'platform-sandbox', 'src', 'config.ts'), 'utf8');
+    // the dev Secret holds the sandbox's own default apps (the marketplace module's config)
+    const sandboxConfig = readFileSync(
+      join(root, 'services', 'platform-sandbox', 'src', 'marketplace', 'marketplace.config.ts'),
+      'utf8',
+    );
     const devPlatforms = kindsOf(dev, 'Secret').find((secret) => secret.metadata.name === 'gateway-dev-platforms')!;
     for (const app of apps) {
       for (const suffix of ['PARTNER_ID', 'PARTNER_KEY']) {

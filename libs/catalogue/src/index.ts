@@ -20,7 +20,12 @@ export {
   isAllowedMethod,
   upstreamPathOf,
   apiVersionOf,
+  envelopeOf,
+  ownedHeadersOf,
+  createCatalogue,
+  CATALOGUE,
 } from './registry';
+export type { Catalogue } from './registry';
 export { ownedParamsOf, paramsInputSchema, encodeParams, validateParams, validateBody } from './params';
 export type { ParamValue } from './params';
 export { MAX_REQUEST_BODY_BYTES } from './request-body';

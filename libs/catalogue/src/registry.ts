@@ -4,7 +4,14 @@ import { MARKETPLACE_AFFILIATE } from './providers/marketplace-affiliate';
 import { SEARCH_ADS } from './providers/search-ads';
 import { VIDEO_ADS } from './providers/video-ads';
 import { VIDEO_SHOP } from './providers/video-shop';
-import { PROVIDER_IDS, type ApiVersionSpec, type EndpointSpec, type ProviderId, type ProviderSpec } from './types';
+import {
+  PROVIDER_IDS,
+  type ApiVersionSpec,
+  type EndpointSpec,
+  type EnvelopeSpec,
+  type ProviderId,
+  type ProviderSpec,
+} from './types';
 
 /**
  * The providers whose endpoints are open: one line per provider. An id of PROVIDER_IDS not listed here is
@@ -18,8 +25,6 @@ const REGISTERED: readonly ProviderSpec[] = [
   MARKETPLACE_AFFILIATE,
   SEARCH_ADS,
 ];
-
-const PROVIDERS: ReadonlyMap<ProviderId, ProviderSpec> = new Map(REGISTERED.map((spec) => [spec.id, spec]));
 
 /** A `{name}` segment of a path template: an id, digits only. */
 const TYPED_SEGMENT = /^\{[A-Za-z][A-Za-z0-9_]*\}$/;
@@ -65,10 +70,64 @@ export function matchAllowlist(allowlist: Allowlist, path: string): EndpointSpec
   return allowlist.templates.find((route) => route.pattern.test(path))?.endpoint;
 }
 
-/** provider -> its allowlist. Nothing is normalised before lookup. */
-const ALLOWLIST: ReadonlyMap<ProviderId, Allowlist> = new Map(
-  REGISTERED.map((provider) => [provider.id, buildAllowlist(provider.endpoints)]),
-);
+/**
+ * The catalogue of a set of providers: the allowlist and, per endpoint, what its API version says (or its
+ * provider, when the version says nothing). The gateway serves the one of REGISTERED; tests build their own, e.g.
+ * with a test-only version beside a real one.
+ */
+export interface Catalogue {
+  providerSpec(provider: ProviderId): ProviderSpec | undefined;
+  endpointsOf(provider: ProviderId): readonly EndpointSpec[];
+  /** The allowlist check, on the raw path (see findEndpoint below). */
+  findEndpoint(provider: ProviderId, path: string): EndpointSpec | undefined;
+  /** The API version an endpoint belongs to, when its provider declares versions. */
+  apiVersionOf(endpoint: EndpointSpec): ApiVersionSpec | undefined;
+  /** How the answers of the endpoint are read: its version's envelope, else its provider's. */
+  envelopeOf(endpoint: EndpointSpec): EnvelopeSpec | undefined;
+  /** The headers the service sets on the endpoint's calls: its version's, else its provider's. */
+  ownedHeadersOf(endpoint: EndpointSpec): readonly string[];
+  /** The platform path for an allowed raw path: the version's (else the provider's) prefix, then the path. */
+  upstreamPathOf(endpoint: EndpointSpec, rawPath: string): string;
+}
+
+/**
+ * Builds a catalogue. A provider with API versions must place each endpoint in exactly one of them: an endpoint
+ * outside every version, or inside two, would be read with the wrong envelope or sent to the wrong platform.
+ */
+export function createCatalogue(providers: readonly ProviderSpec[]): Catalogue {
+  const specs: ReadonlyMap<ProviderId, ProviderSpec> = new Map(providers.map((spec) => [spec.id, spec]));
+  const allowlists: ReadonlyMap<ProviderId, Allowlist> = new Map(
+    providers.map((provider) => [provider.id, buildAllowlist(provider.endpoints)]),
+  );
+  for (const provider of providers) {
+    if (provider.apiVersions === undefined) continue;
+    for (const endpoint of provider.endpoints) {
+      const count = provider.apiVersions.filter((version) => endpoint.path.startsWith(version.pathPrefix)).length;
+      if (count !== 1) {
+        throw new Error(`${provider.id} ${endpoint.path} is in ${count} API versions; it must be in exactly one`);
+      }
+    }
+  }
+  const apiVersionOf = (endpoint: EndpointSpec): ApiVersionSpec | undefined =>
+    specs.get(endpoint.provider)?.apiVersions?.find((version) => endpoint.path.startsWith(version.pathPrefix));
+  return {
+    providerSpec: (provider) => specs.get(provider),
+    endpointsOf: (provider) => specs.get(provider)?.endpoints ?? [],
+    findEndpoint: (provider, path) => {
+      const allowlist = allowlists.get(provider);
+      return allowlist === undefined ? undefined : matchAllowlist(allowlist, path);
+    },
+    apiVersionOf,
+    envelopeOf: (endpoint) => apiVersionOf(endpoint)?.envelope ?? specs.get(endpoint.provider)?.envelope,
+    ownedHeadersOf: (endpoint) =>
+      apiVersionOf(endpoint)?.ownedHeaders ?? specs.get(endpoint.provider)?.ownedHeaders ?? [],
+    upstreamPathOf: (endpoint, rawPath) =>
+      `${apiVersionOf(endpoint)?.upstreamPrefix ?? specs.get(endpoint.provider)?.upstreamPrefix ?? ''}${rawPath}`,
+  };
+}
+
+/** The gateway's catalogue: the providers of REGISTERED. */
+export const CATALOGUE: Catalogue = createCatalogue(REGISTERED);
 
 const PROVIDER_ID_SET: ReadonlySet<string> = new Set(PROVIDER_IDS);
 
@@ -78,7 +137,7 @@ export function isProviderId(value: string): value is ProviderId {
 
 /** The provider's catalogue, or undefined while the provider has no endpoint open. */
 export function providerSpec(provider: ProviderId): ProviderSpec | undefined {
-  return PROVIDERS.get(provider);
+  return CATALOGUE.providerSpec(provider);
 }
 
 /** The providers with open endpoints, in registration order. */
@@ -87,7 +146,7 @@ export function allProviders(): ProviderSpec[] {
 }
 
 export function endpointsOf(provider: ProviderId): readonly EndpointSpec[] {
-  return PROVIDERS.get(provider)?.endpoints ?? [];
+  return CATALOGUE.endpointsOf(provider);
 }
 
 /**
@@ -97,8 +156,7 @@ export function endpointsOf(provider: ProviderId): readonly EndpointSpec[] {
  * (spec 4.2, 4.3 rule 3). The method is checked separately (isAllowedMethod).
  */
 export function findEndpoint(provider: ProviderId, path: string): EndpointSpec | undefined {
-  const allowlist = ALLOWLIST.get(provider);
-  return allowlist === undefined ? undefined : matchAllowlist(allowlist, path);
+  return CATALOGUE.findEndpoint(provider, path);
 }
 
 /** Only the endpoint's own method is a read: a POST to a GET path is refused like a write. */
@@ -106,12 +164,22 @@ export function isAllowedMethod(endpoint: EndpointSpec, method: string): boolean
   return method === endpoint.method;
 }
 
-/** The platform path for an allowed raw path: the provider's upstream prefix, then the path as it came. */
+/** The platform path for an allowed raw path: the upstream prefix of its version or provider, then the path. */
 export function upstreamPathOf(endpoint: EndpointSpec, rawPath: string): string {
-  return `${PROVIDERS.get(endpoint.provider)?.upstreamPrefix ?? ''}${rawPath}`;
+  return CATALOGUE.upstreamPathOf(endpoint, rawPath);
 }
 
 /** The API version an endpoint belongs to, when its provider declares versions. */
 export function apiVersionOf(endpoint: EndpointSpec): ApiVersionSpec | undefined {
-  return PROVIDERS.get(endpoint.provider)?.apiVersions?.find((version) => endpoint.path.startsWith(version.pathPrefix));
+  return CATALOGUE.apiVersionOf(endpoint);
+}
+
+/** How the endpoint's answers are read: the envelope of its API version, else its provider's. */
+export function envelopeOf(endpoint: EndpointSpec): EnvelopeSpec | undefined {
+  return CATALOGUE.envelopeOf(endpoint);
+}
+
+/** The headers the service sets on the endpoint's calls: its API version's, else its provider's. */
+export function ownedHeadersOf(endpoint: EndpointSpec): readonly string[] {
+  return CATALOGUE.ownedHeadersOf(endpoint);
 }

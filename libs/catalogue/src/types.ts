@@ -102,6 +102,11 @@ export interface EnvelopeSpec {
   errorsUseHttp200: boolean;
   /** Ids are strings (safe) or JSON numbers that may pass 2^53 (parse with care). */
   numericIds: boolean;
+  /**
+   * When successCode is null: the field of the error object that holds its code (e.g. code). Absent: the first
+   * errors[].messageCode of the error object (search-ads v5).
+   */
+  errorCodeField?: string;
 }
 
 export interface EndpointSpec {
@@ -126,7 +131,10 @@ export interface EndpointSpec {
 
 /**
  * One API version of a provider, found by its path prefix. A provider can serve a retiring version beside its
- * successor; answers of a deprecated version carry Deprecation (RFC 9745) and Sunset (RFC 8594) headers.
+ * successor; answers of a deprecated version carry Deprecation (RFC 9745) and Sunset (RFC 8594) headers. A version
+ * that speaks differently from the provider's defaults says so here (envelope, upstreamPrefix, ownedHeaders), so a
+ * successor is added beside its predecessor without touching it; readers go through envelopeOf, upstreamPathOf and
+ * ownedHeadersOf, which take the endpoint's version first and the provider's value otherwise.
  */
 export interface ApiVersionSpec {
   name: string;
@@ -142,6 +150,12 @@ export interface ApiVersionSpec {
   notice?: string;
   /** What a caller does about the retirement, step by step (the gateway's deprecation page lists them). */
   migration?: readonly string[];
+  /** How this version's answers are read; absent: the provider's envelope. */
+  envelope?: EnvelopeSpec;
+  /** Prepended to this version's gateway paths to make the platform path; absent: the provider's. */
+  upstreamPrefix?: string;
+  /** Headers the service sets on this version's calls (for the docs); absent: the provider's. */
+  ownedHeaders?: readonly string[];
 }
 
 export interface ProviderSpec {
@@ -151,19 +165,29 @@ export interface ProviderSpec {
   title: string;
   /** What one connection of this provider is (docs/product.md section 1). */
   connectionUnit: string;
+  /** How the platform's answers are read; an API version may have its own (read it with envelopeOf). */
   envelope: EnvelopeSpec;
-  /** Prepended to the gateway path to make the platform path (video-ads: /open_api); often empty. */
+  /**
+   * Prepended to the gateway path to make the platform path (video-ads: /open_api); often empty. An API version
+   * may have its own (upstreamPathOf).
+   */
   upstreamPrefix: string;
   /**
    * Query parameters and JSON body fields the service sets for this provider: every one of them is dropped
    * from the caller's request, in any spelling or case, and never forwarded.
    */
   ownedParams: readonly string[];
-  /** Headers the service sets (for the docs; the proxy never forwards a caller header). */
+  /**
+   * Headers the service sets (for the docs; the proxy never forwards a caller header). An API version may have its
+   * own (ownedHeadersOf).
+   */
   ownedHeaders: readonly string[];
   /** The endpoint most questions start from (the accounts or shops of the connection). */
   startingPoint: string;
-  /** The provider's API versions when the platform runs more than one (or retires one). */
+  /**
+   * The provider's API versions when the platform runs more than one (or retires one). Every endpoint then belongs
+   * to exactly one of them (its path starts with the version's pathPrefix).
+   */
   apiVersions?: readonly ApiVersionSpec[];
   /** How a connection of this provider is granted, in one sentence (portal, docs). */
   grant: string;

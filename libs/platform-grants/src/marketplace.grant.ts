@@ -1,3 +1,4 @@
+import { GrantEnvReader, type AuthorizationPageGrantPlugin } from './grant-plugin';
 import { GrantExchangeError, redacted, type PlatformGrant } from './platform-grant';
 import { marketplaceSign } from './marketplace.signature';
 
@@ -123,6 +124,36 @@ export function marketplaceGrant(
           },
         },
       ];
+    },
+  };
+}
+
+/** Each app's variables: `<prefix>_PARTNER_ID` and `<prefix>_PARTNER_KEY` (the same names as provider-proxy's). */
+const ENV_PREFIX: Readonly<Record<MarketplaceProvider, string>> = {
+  marketplace: 'MARKETPLACE',
+  'marketplace-ads': 'MARKETPLACE_ADS',
+  'marketplace-affiliate': 'MARKETPLACE_AFFILIATE',
+};
+const DEFAULT_BASE_URL = 'https://partner.shopeemobile.com';
+
+/**
+ * The plug-in definition of one marketplace app: offered only when its `_PARTNER_ID` (digits: the code exchange
+ * sends it as a JSON number) and `_PARTNER_KEY` (never logged) are both set. MARKETPLACE_BASE_URL, the host of all
+ * three apps, defaults to the platform's and is checked even when no app is set.
+ */
+export function marketplaceGrantPlugin(provider: MarketplaceProvider): AuthorizationPageGrantPlugin {
+  const prefix = ENV_PREFIX[provider];
+  return {
+    provider,
+    connect: 'authorization_page',
+    fromEnv(env) {
+      const read = new GrantEnvReader(env);
+      const baseUrl = read.url('MARKETPLACE_BASE_URL', DEFAULT_BASE_URL);
+      const partnerId = read.matching(`${prefix}_PARTNER_ID`, /^\d{1,15}$/, 'must be digits');
+      const partnerKey = read.optionalText(`${prefix}_PARTNER_KEY`);
+      read.done();
+      if (partnerId === undefined || partnerKey === undefined) return undefined;
+      return marketplaceGrant(provider, { baseUrl, partnerId, partnerKey });
     },
   };
 }

@@ -1,6 +1,7 @@
 import { generateKeyPair } from 'node:crypto';
 import { promisify } from 'node:util';
 import { jose } from './jose.runtime';
+import { GrantEnvReader, type KeyPairGrantPlugin } from './grant-plugin';
 import { GrantExchangeError, redacted, type GrantedAccount } from './platform-grant';
 
 /**
@@ -221,3 +222,19 @@ export function searchAdsGrant(options: SearchAdsGrantOptions): SearchAdsGrant {
     },
   };
 }
+
+/**
+ * The search-ads plug-in definition: always offered (no app of the gateway); SEARCH_ADS_API_URL (the organization
+ * list) and SEARCH_ADS_AUTH_URL (client-credentials tokens) default to the platform's hosts.
+ */
+export const searchAdsGrantPlugin: KeyPairGrantPlugin<SearchAdsGrant> = {
+  provider: 'search-ads',
+  connect: 'key_pair',
+  fromEnv(env) {
+    const read = new GrantEnvReader(env);
+    const apiBaseUrl = read.url('SEARCH_ADS_API_URL', 'https://api.searchads.apple.com');
+    const authBaseUrl = read.url('SEARCH_ADS_AUTH_URL', 'https://appleid.apple.com');
+    read.done();
+    return searchAdsGrant({ apiBaseUrl, authBaseUrl });
+  },
+};

@@ -1,3 +1,4 @@
+import { GrantEnvReader, type AuthorizationPageGrantPlugin } from './grant-plugin';
 import { GrantExchangeError, type PlatformGrant } from './platform-grant';
 
 /**
@@ -67,3 +68,22 @@ export function videoAdsGrant(app: VideoAdsApp): PlatformGrant {
     },
   };
 }
+
+/**
+ * The video-ads plug-in definition: always offered, so VIDEO_ADS_BASE_URL (the platform, the sandbox locally),
+ * VIDEO_ADS_APP_ID and VIDEO_ADS_APP_SECRET (the gateway's app; never logged) are required.
+ */
+export const videoAdsGrantPlugin: AuthorizationPageGrantPlugin = {
+  provider: 'video-ads',
+  connect: 'authorization_page',
+  fromEnv(env) {
+    const read = new GrantEnvReader(env);
+    const app: VideoAdsApp = {
+      baseUrl: read.url('VIDEO_ADS_BASE_URL'),
+      appId: read.text('VIDEO_ADS_APP_ID'),
+      secret: read.text('VIDEO_ADS_APP_SECRET'),
+    };
+    read.done();
+    return videoAdsGrant(app);
+  },
+};

@@ -1,3 +1,4 @@
+import { GrantEnvReader, type AuthorizationPageGrantPlugin } from './grant-plugin';
 import { GrantExchangeError, redacted, type GrantedAccount, type PlatformGrant } from './platform-grant';
 import { videoShopSign } from './video-shop.signature';
 
@@ -141,3 +142,23 @@ export function videoShopGrant(app: VideoShopApp, options: VideoShopGrantOptions
     },
   };
 }
+
+/**
+ * The video-shop plug-in definition: offered only when VIDEO_SHOP_APP_KEY and VIDEO_SHOP_APP_SECRET (the gateway's
+ * app; the secret never logged) are both set. VIDEO_SHOP_API_URL (the signed shop list) and VIDEO_SHOP_AUTH_URL
+ * (authorization page and code exchange) default to the platform's hosts and are checked even when the app is unset.
+ */
+export const videoShopGrantPlugin: AuthorizationPageGrantPlugin = {
+  provider: 'video-shop',
+  connect: 'authorization_page',
+  fromEnv(env) {
+    const read = new GrantEnvReader(env);
+    const apiBaseUrl = read.url('VIDEO_SHOP_API_URL', 'https://open-api.tiktokglobalshop.com');
+    const authBaseUrl = read.url('VIDEO_SHOP_AUTH_URL', 'https://auth.tiktok-shops.com');
+    const appKey = read.optionalText('VIDEO_SHOP_APP_KEY');
+    const appSecret = read.optionalText('VIDEO_SHOP_APP_SECRET');
+    read.done();
+    if (appKey === undefined || appSecret === undefined) return undefined;
+    return videoShopGrant({ apiBaseUrl, authBaseUrl, appKey, appSecret });
+  },
+};

@@ -20,5 +20,8 @@ export {
   metricsHandler,
 } from './metrics.registry';
 export type { HistogramDefinition, HttpRequestLabel, MetricDefinition } from './metrics.registry';
+export { clusterMetricsHandler } from './cluster-metrics';
+export { runWorkerProcesses } from './worker-processes';
+export type { WorkerProcessesOptions } from './worker-processes';
 export { isSecretName, setSafeAttributes } from './safe-attributes';
 export { activeTraceContext } from './trace-context';

@@ -6,6 +6,11 @@ export const ConfigSchema = z.object({
   ...commonEnv,
   /** The REST ingress ({base_url}). */
   PORT: portFromEnv(8080),
+  /**
+   * Processes that serve the port together (node:cluster): 1 in Kubernetes, which scales by pods; as many as the
+   * cores a process may use where one process would leave cores idle (docs/configuration.md).
+   */
+  WORKERS: z.coerce.number().int().min(1).max(64).default(1),
   NATS_URL: z.string().default('nats://127.0.0.1:4222'),
   /** host:port of provider-proxy's gRPC listener. */
   PROVIDER_PROXY_ADDRESS: z.string().min(1),

@@ -1,5 +1,6 @@
 import { loadConfig } from '@gateway/config';
-import { createLogger, logListening, runMain, stopOnSignals } from '@gateway/telemetry';
+import { createLogger, logListening, runMain, runWorkerProcesses, stopOnSignals } from '@gateway/telemetry';
+import cluster from 'node:cluster';
 import type { AddressInfo } from 'node:net';
 import { ConfigSchema } from './config';
 import { startEdgeAuth } from './server';
@@ -7,6 +8,7 @@ import { startEdgeAuth } from './server';
 runMain('edge-auth', async () => {
   const config = loadConfig('edge-auth', ConfigSchema);
   const logger = createLogger('edge-auth', config.LOG_LEVEL);
+  if (config.WORKERS > 1 && cluster.isPrimary) return runWorkerProcesses({ workers: config.WORKERS, logger });
   const edge = await startEdgeAuth(config, logger);
   const { port } = edge.server.address() as AddressInfo;
   logListening(logger, 'http', `http://${config.HOST}:${port}`);

@@ -2,6 +2,7 @@ import { connectNats, DecisionClient, failFastWhileDisconnected } from '@gateway
 import { createClientAddressResolver } from '@gateway/store';
 import { createProviderCaller, type ProviderCaller } from '@gateway/proto';
 import {
+  clusterMetricsHandler,
   createCounter,
   createHistogram,
   createMetrics,
@@ -10,6 +11,7 @@ import {
   type Logger,
 } from '@gateway/telemetry';
 import express from 'express';
+import cluster from 'node:cluster';
 import { createServer, type Server } from 'node:http';
 import { requestIdOf, sendProblem } from '@gateway/errors';
 import type { NatsConnection } from 'nats';
@@ -84,7 +86,8 @@ export async function startEdgeAuth(config: Config, logger: Logger): Promise<Edg
     const ready = !nc.isClosed();
     res.status(ready ? 200 : 503).json({ status: ready ? 'ok' : 'unavailable' });
   });
-  app.get('/metrics', metricsHandler(registry));
+  // One of several worker processes: a scrape answers every worker's series, summed.
+  app.get('/metrics', cluster.isWorker ? clusterMetricsHandler(registry) : metricsHandler(registry));
   app.use((req, res) => sendProblem(res, 'not_found', requestIdOf(req.headers['x-request-id'])));
 
   // The gateway's own paths skip Express: no router, no middleware, one handler (docs/benchmarks.md: Express alone

@@ -10,12 +10,11 @@ async function main(): Promise<void> {
   const url = await sandbox.listen();
   logger.info(
     {
-      app_id: config.SANDBOX_APP_ID,
-      app_qps: config.SANDBOX_APP_QPS,
+      modules: sandbox.modules.map((platform) => platform.name),
       latency_ms: config.SANDBOX_LATENCY_MS,
       control: sandbox.requestLog !== undefined,
     },
-    'video-ads sandbox ready',
+    'platform sandbox ready',
   );
   logListening(logger, 'platform-sandbox', url);
 

@@ -7,18 +7,9 @@ import { RequestLog } from './control/request-log';
 import { FaultInjector } from './faults/fault.injector';
 import { FaultRoutes } from './faults/fault.routes';
 import { FaultTable } from './faults/fault.table';
-import { AppQpsLimiter } from './grants/app-qps.limiter';
-import { GrantStore } from './grants/grant.store';
-import { PORTAL_PATH, PortalApi } from './grants/portal.handler';
-import { BodyTooLargeError, parseForm, readBody, sendHtml, sendJson, sendRedirect, splitTarget } from './http/http-io';
+import { BodyTooLargeError, readBody, sendHtml, sendJson, sendRedirect, splitTarget } from './http/http-io';
 import { findModule, type ModuleReply, type PlatformModule } from './platform-modules';
-import { SandboxWorld } from './video-ads/data/world';
-import { apiError, envelope, RequestIdFactory, VideoAdsCode, type ApiResult } from './video-ads/envelope';
-import { ReportCache } from './video-ads/report/report.engine';
-import { OPEN_API_PREFIX, VideoAdsApi } from './video-ads/video-ads.api';
-import { createVideoShopModule } from './video-shop/video-shop.module';
-import { createMarketplaceModule } from './marketplace/marketplace.module';
-import { createSearchAdsModule } from './search-ads/search-ads.module';
+import { FALLBACK_MODULE, PLATFORM_MODULES, type PlatformModuleName } from './platform-modules.registry';
 
 export interface SandboxDependencies {
   /** Milliseconds since the epoch; tests move it to expire auth codes or step over the QPS window. */
@@ -28,7 +19,8 @@ export interface SandboxDependencies {
 
 export interface SandboxServer {
   server: Server;
-  grants: GrantStore;
+  /** The registered platform modules (platform-modules.registry.ts), in order. */
+  modules: readonly PlatformModule[];
   /** Present only when the control surface is on (NODE_ENV test or development). */
   requestLog: RequestLog | undefined;
   /** Resolves with the base URL, e.g. http://127.0.0.1:45123 (PORT=0 picks a free port). */
@@ -38,7 +30,6 @@ export interface SandboxServer {
   close(): Promise<void>;
 }
 
-const OPEN_API_ROOT = `${OPEN_API_PREFIX}/`;
 const CLOSE_GRACE_MS = 2000;
 
 /**
@@ -48,48 +39,23 @@ const CLOSE_GRACE_MS = 2000;
 export function createSandboxServer(config: SandboxConfig, deps: SandboxDependencies = {}): SandboxServer {
   const now = deps.now ?? Date.now;
   const logger = deps.logger;
-  const gatewayApp = {
-    app_id: config.SANDBOX_APP_ID,
-    secret: config.SANDBOX_APP_SECRET,
-    name: 'Data Gateway',
-    redirectUris: config.SANDBOX_APP_REDIRECT_URIS,
-  };
-  const grants = new GrantStore([gatewayApp], now, config.SANDBOX_AUTH_CODE_TTL_MS);
-  const api = new VideoAdsApi(
-    { grants, world: new SandboxWorld(), reports: new ReportCache(), now },
-    new AppQpsLimiter(config.SANDBOX_APP_QPS, now),
-  );
-  const portal = new PortalApi(grants);
-  // Further platforms register here: each owns its path prefixes and, in test/dev, /_sandbox/<prefix> routes.
-  const modules: PlatformModule[] = [
-    createVideoShopModule(config, { now, logger }),
-    createMarketplaceModule(config, { now, logger }),
-    createSearchAdsModule(config, { now, logger }),
-  ];
+  // Platforms register in platform-modules.registry.ts: each owns its path prefixes, its config section, its
+  // fault hooks and, in test/dev, its /_sandbox/<prefix> routes.
+  const modules: PlatformModule[] = PLATFORM_MODULES.map((definition) => ({
+    name: definition.name,
+    ...definition.create(config, { now, logger }),
+  }));
+  const fallback = moduleNamed(modules, FALLBACK_MODULE);
   const controlOn = config.NODE_ENV === 'test' || config.NODE_ENV === 'development';
   const requestLog = controlOn ? new RequestLog(config.SANDBOX_REQUEST_LOG_LIMIT, now) : undefined;
   const moduleControls = modules.flatMap((platform) => (platform.control ? [platform.control] : []));
   const faultTable = controlOn ? new FaultTable(now) : undefined;
-  const faults = faultTable
-    ? new FaultInjector(faultTable, modules, { now, searchAdsHourLimit: config.SANDBOX_SEARCH_ADS_USER_HOUR_LIMIT })
-    : undefined;
+  const faults = faultTable ? new FaultInjector(faultTable, modules, fallback) : undefined;
+  const moduleNames = modules.map((platform) => platform.name) as [string, ...string[]];
   const control = requestLog
-    ? new ControlApi(
-        requestLog,
-        grants,
-        config.SANDBOX_APP_ID,
-        moduleControls,
-        faultTable && new FaultRoutes(faultTable),
-      )
+    ? new ControlApi(requestLog, moduleControls, faultTable && new FaultRoutes(faultTable, moduleNames))
     : undefined;
-  const requestIds = new RequestIdFactory(now);
   const latency = config.SANDBOX_LATENCY_MS;
-
-  function answerApi(res: ServerResponse, result: ApiResult): void {
-    const payload = envelope(result, requestIds.next());
-    if (latency > 0) setTimeout(() => sendJson(res, result.status ?? 200, payload), latency);
-    else sendJson(res, result.status ?? 200, payload);
-  }
 
   function answerModule(res: ServerResponse, reply: ModuleReply): void {
     if (reply.kind === 'redirect') sendRedirect(res, reply.location);
@@ -101,41 +67,18 @@ export function createSandboxServer(config: SandboxConfig, deps: SandboxDependen
 
   function dispatch(req: IncomingMessage, res: ServerResponse, path: string, query: string, body: string): void {
     const method = req.method ?? 'GET';
-
-    if (path.startsWith(OPEN_API_ROOT)) {
-      let result: ApiResult;
-      try {
-        const token = req.headers['access-token'];
-        result = api.handle(method, path.slice(OPEN_API_PREFIX.length), query, token as string | undefined, body);
-      } catch (error) {
-        logger?.error({ err: error, path }, 'handler failed');
-        result = apiError(VideoAdsCode.SERVER_ERROR, 'Internal service error. Please retry later.');
-      }
-      answerApi(res, result);
-      return;
-    }
-    const platform = findModule(modules, path);
-    if (platform) {
-      const reply = platform.handle({ method, path, query, headers: req.headers, body });
-      if (reply instanceof Promise) {
-        reply.then(
-          (done) => answerModule(res, done),
-          (error: unknown) => {
-            logger?.error({ err: error, path }, 'module failed');
-            if (!res.headersSent) sendJson(res, 500, { error: 'internal error' });
-          },
-        );
-      } else answerModule(res, reply);
-      return;
-    }
-    if (path === PORTAL_PATH && (method === 'GET' || method === 'POST')) {
-      const reply = portal.handle(method, parseForm(method === 'GET' ? query : body));
-      if (reply.kind === 'redirect') sendRedirect(res, reply.location);
-      else sendHtml(res, reply.status, reply.html);
-      return;
-    }
-    // The platform answers unknown paths with HTTP 404; we keep its envelope so clients can still parse it.
-    answerApi(res, apiError(VideoAdsCode.NOT_FOUND, `Not found: ${path}`, 404));
+    // A path no module claims goes to the fallback module, which answers it with its own 404.
+    const platform = findModule(modules, path) ?? fallback;
+    const reply = platform.handle({ method, path, query, headers: req.headers, body });
+    if (reply instanceof Promise) {
+      reply.then(
+        (done) => answerModule(res, done),
+        (error: unknown) => {
+          logger?.error({ err: error, path }, 'module failed');
+          if (!res.headersSent) sendJson(res, 500, { error: 'internal error' });
+        },
+      );
+    } else answerModule(res, reply);
   }
 
   function onRequest(req: IncomingMessage, res: ServerResponse): void {
@@ -191,7 +134,7 @@ export function createSandboxServer(config: SandboxConfig, deps: SandboxDependen
 
   return {
     server,
-    grants,
+    modules,
     requestLog,
     url,
     listen: () =>
@@ -217,4 +160,10 @@ export function createSandboxServer(config: SandboxConfig, deps: SandboxDependen
         server.closeIdleConnections();
       }),
   };
+}
+
+function moduleNamed(modules: readonly PlatformModule[], name: PlatformModuleName): PlatformModule {
+  const found = modules.find((platform) => platform.name === name);
+  if (!found) throw new Error(`the fallback module ${name} is not registered`);
+  return found;
 }

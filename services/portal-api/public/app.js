@@ -3,15 +3,27 @@
 'use strict';
 
 const PUBLIC_PAGES = ['/sign-in', '/sign-up'];
-const PROVIDER_NAMES = {
-  'video-ads': 'Video ads',
-  'video-shop': 'Video shop',
-  marketplace: 'Marketplace (seller app)',
-  'marketplace-ads': 'Marketplace ads',
-  'marketplace-affiliate': 'Marketplace affiliate',
-  'search-ads': 'Search ads',
-};
+/**
+ * The gateway's providers as the portal serves them (GET /api/providers, the catalogue's one list): `{id, label,
+ * connect}`, where connect is authorization_page, key_pair or null (not offered here). Loaded once, in main().
+ */
+let providers = [];
 const SVG_NS = 'http://www.w3.org/2000/svg';
+
+function providerOf(id) {
+  return providers.find((provider) => provider.id === id);
+}
+
+function labelOf(id) {
+  const provider = providerOf(id);
+  return provider ? provider.label : id;
+}
+
+/** The connect page of a provider without an authorization page (CONNECT_PAGES by its `connect`), or undefined. */
+function connectPageOf(id) {
+  const provider = providerOf(id);
+  return provider && CONNECT_PAGES[provider.connect] ? `/connections/${provider.id}` : undefined;
+}
 
 // ---- DOM and API helpers ---------------------------------------------------------------------------------
 
@@ -251,8 +263,9 @@ async function keysPage() {
           h(
             'label',
             {},
-            h('input', { type: 'checkbox', name: 'providers', value: p, checked: p === 'video-ads' }),
-            PROVIDER_NAMES[p] || p,
+            // The first provider of the list is checked to start with.
+            h('input', { type: 'checkbox', name: 'providers', value: p, checked: p === providers[0]?.id }),
+            labelOf(p),
           ),
         ),
       ),
@@ -412,7 +425,7 @@ async function keysPage() {
               'label',
               {},
               h('input', { type: 'checkbox', name: 'providers', value: p, checked: key.providers.includes(p) }),
-              PROVIDER_NAMES[p] || p,
+              labelOf(p),
             ),
           ),
         ),
@@ -563,9 +576,6 @@ const GRANT_ERRORS = {
   other_account: "The grant does not cover this connection's account; choose the same account on the platform.",
 };
 
-/** Providers connected with a key pair of the portal instead of a platform redirect, and their connect page. */
-const KEY_PAIR_PROVIDERS = { 'search-ads': '/connections/search-ads' };
-
 const STATUS_LABELS = { active: 'Active', revoked: 'Revoked', needs_regrant: 'Needs re-grant' };
 const NEEDS_REGRANT_HELP = 'The platform no longer accepts this grant; re-grant it, the account id stays the same.';
 
@@ -613,13 +623,11 @@ async function connectionsPage() {
           {
             type: 'button',
             disabled: full,
-            // search-ads has no authorization page: its connect page makes a key pair (KEY_PAIR_PROVIDERS).
+            // A provider without an authorization page (connect: key_pair) has its own connect page.
             onclick: () =>
-              KEY_PAIR_PROVIDERS[p]
-                ? location.assign(KEY_PAIR_PROVIDERS[p])
-                : go('/api/connections/grants', { provider: p }),
+              connectPageOf(p) ? location.assign(connectPageOf(p)) : go('/api/connections/grants', { provider: p }),
           },
-          `Connect ${PROVIDER_NAMES[p] || p}`,
+          `Connect ${labelOf(p)}`,
         ),
       ),
     ),
@@ -659,7 +667,7 @@ async function connectionsPage() {
                   'tr',
                   { 'data-account-id': c.account_id, 'data-status': c.status },
                   h('td', { class: 'mono' }, c.account_id),
-                  h('td', {}, PROVIDER_NAMES[c.provider] || c.provider),
+                  h('td', {}, labelOf(c.provider)),
                   h('td', { class: 'mono' }, c.external_account_ids.join(', ')),
                   h('td', {}, formatDate(c.granted_at)),
                   h(
@@ -685,9 +693,9 @@ async function connectionsPage() {
                             // A connection the platform stopped accepting gets the prominent button.
                             class: c.status === 'needs_regrant' ? 'regrant' : 'secondary',
                             onclick: () =>
-                              KEY_PAIR_PROVIDERS[c.provider]
+                              connectPageOf(c.provider)
                                 ? location.assign(
-                                    `${KEY_PAIR_PROVIDERS[c.provider]}?account_id=${encodeURIComponent(c.account_id)}`,
+                                    `${connectPageOf(c.provider)}?account_id=${encodeURIComponent(c.account_id)}`,
                                   )
                                 : go(`/api/connections/${c.account_id}/regrant`),
                           },
@@ -706,11 +714,14 @@ async function connectionsPage() {
 }
 
 /**
- * Connect search-ads (no authorization page): 1. the portal makes a key pair and shows the public key, which the
- * customer registers as an API user on the platform; 2. the customer enters the client id, team id and key id the
- * platform shows; 3. picks one organization of the API user. The private key never reaches the browser.
+ * search-ads' grant UI, the connect page of a `key_pair` provider (no authorization page; the only such provider so
+ * far, so the texts are its platform's): 1. the portal makes a key pair and shows the public key, which the customer
+ * registers as an API user on the platform; 2. the customer enters the client id, team id and key id the platform
+ * shows; 3. picks one organization of the API user. The private key never reaches the browser. `provider`: the
+ * served `{id, label}`; its operations are under /api/connections/<id>.
  */
-async function searchAdsConnectPage() {
+async function searchAdsConnectPage(provider) {
+  const base = `/api/connections/${provider.id}`;
   const accountId = new URLSearchParams(location.search).get('account_id');
   const regrant = Boolean(accountId);
   let pendingId = null;
@@ -736,7 +747,7 @@ async function searchAdsConnectPage() {
   generate.addEventListener('click', async () => {
     generate.disabled = true;
     try {
-      const key = await api('POST', '/api/connections/search-ads/keys', regrant ? { account_id: accountId } : {});
+      const key = await api('POST', `${base}/keys`, regrant ? { account_id: accountId } : {});
       pendingId = key.pending_id;
       const pem = h('pre', { class: 'public-key', 'data-testid': 'public-key' }, key.public_key_pem);
       const copy = h(
@@ -799,7 +810,7 @@ async function searchAdsConnectPage() {
     const button = idsForm.querySelector('button[type="submit"]');
     button.disabled = true;
     try {
-      const { orgs } = await api('POST', '/api/connections/search-ads/verify', {
+      const { orgs } = await api('POST', `${base}/verify`, {
         pending_id: pendingId,
         client_id: String(data.get('client_id') || ''),
         team_id: String(data.get('team_id') || ''),
@@ -845,7 +856,7 @@ async function searchAdsConnectPage() {
       const button = orgForm.querySelector('button[type="submit"]');
       button.disabled = true;
       try {
-        const done = await api('POST', '/api/connections/search-ads', {
+        const done = await api('POST', base, {
           pending_id: pendingId,
           org_id: Number(new FormData(orgForm).get('org_id')),
         });
@@ -857,7 +868,7 @@ async function searchAdsConnectPage() {
             'div',
             { class: 'card', role: 'status' },
             h('h2', {}, done.regranted ? 'Re-granted' : 'Connected'),
-            h('p', {}, 'Send this account id as X-Account-Id with a key that holds Search ads:'),
+            h('p', {}, `Send this account id as X-Account-Id with a key that holds ${provider.label}:`),
             copyable(done.account_id, 'connected-account-id'),
             h('div', { class: 'actions' }, h('a', { href: '/connections' }, 'Back to connections')),
           ),
@@ -872,7 +883,7 @@ async function searchAdsConnectPage() {
   };
 
   render(
-    h('h1', {}, regrant ? `Re-grant ${accountId} (Search ads)` : 'Connect Search ads'),
+    h('h1', {}, regrant ? `Re-grant ${accountId} (${provider.label})` : `Connect ${provider.label}`),
     h(
       'p',
       { class: 'muted' },
@@ -1000,7 +1011,7 @@ async function usagePage() {
         'tbody',
         {},
         [
-          ['Providers', plan.providers.map((p) => PROVIDER_NAMES[p] || p).join(', ')],
+          ['Providers', plan.providers.map(labelOf).join(', ')],
           ['Rate', `${plan.rate_limit_rps} requests/second per key (burst ${plan.rate_burst})`],
           [
             'Monthly quota',
@@ -1141,10 +1152,12 @@ async function mcpPage() {
 const PAGES = {
   '/keys': keysPage,
   '/connections': connectionsPage,
-  '/connections/search-ads': searchAdsConnectPage,
   '/usage': usagePage,
   '/mcp': mcpPage,
 };
+
+/** The connect page of each way to connect without an authorization page, at /connections/<provider id>. */
+const CONNECT_PAGES = { key_pair: searchAdsConnectPage };
 
 async function main() {
   const path = location.pathname;
@@ -1152,6 +1165,9 @@ async function main() {
     await api('POST', '/api/auth/sign-out').catch(() => undefined);
     location.assign('/sign-in');
   });
+  // Not secret and needed by every signed-in page: fetched beside the session check.
+  const served = api('GET', '/api/providers');
+  served.catch(() => undefined);
   let signedIn = false;
   try {
     await api('GET', '/api/me');
@@ -1165,9 +1181,13 @@ async function main() {
   }
   if (!signedIn) return location.assign(path === '/' ? '/sign-in' : `/sign-in?next=${encodeURIComponent(path)}`);
   document.getElementById('nav').hidden = false;
+  providers = (await served).providers;
   const page = PAGES[path];
-  if (!page) return location.assign('/keys');
-  await page();
+  if (page) return page();
+  const provider = providers.find((candidate) => path === `/connections/${candidate.id}`);
+  const connectPage = provider && CONNECT_PAGES[provider.connect];
+  if (!connectPage) return location.assign('/keys');
+  await connectPage(provider);
 }
 
 main().catch((error) => render(flash('error', `Something went wrong: ${error.message}`)));

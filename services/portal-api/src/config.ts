@@ -1,13 +1,12 @@
-import { commonEnv, durationMsFromEnv, listFromEnv, portFromEnv } from '@gateway/config';
+import { commonEnv, ConfigError, durationMsFromEnv, listFromEnv, loadConfig, portFromEnv } from '@gateway/config';
 import { DEFAULT_PARTITIONS, DEFAULT_SUBJECT_PREFIX } from '@gateway/decisions';
+import { GrantConfigError, type GrantEnv, type PlatformGrant } from '@gateway/platform-grants';
 import { z } from 'zod';
+import { grantPlugins } from './connections/grant-plugins';
+import type { KeyPairFlowSetup } from './connections/key-pair-flow';
+import { KEY_PAIR_FLOWS } from './connections/key-pair-flows';
 
 const httpUrl = z.url({ protocol: /^https?$/ });
-/** A marketplace partner id: digits (the code exchange sends it as a JSON number). */
-const partnerId = z
-  .string()
-  .regex(/^\d{1,15}$/, 'must be digits')
-  .optional();
 
 export const ConfigSchema = z
   .object({
@@ -27,44 +26,6 @@ export const ConfigSchema = z
     /** AES-256-GCM keyring `kid:base64,...` sealing the platform tokens of new connections. Never logged. */
     CREDENTIALS_ENCRYPTION_KEYS: z.string().min(1),
     CREDENTIALS_ACTIVE_KEY_ID: z.string().min(1),
-    /** The video-ads platform (the sandbox locally): authorization page and auth_code exchange. */
-    VIDEO_ADS_BASE_URL: httpUrl,
-    VIDEO_ADS_APP_ID: z.string().min(1),
-    /** Secret of the platform app. Never logged. */
-    VIDEO_ADS_APP_SECRET: z.string().min(1),
-    /** API base of video-shop (the signed shop list of a grant); the sandbox's /video-shop locally. */
-    VIDEO_SHOP_API_URL: httpUrl.default('https://open-api.tiktokglobalshop.com'),
-    /** Auth base of video-shop (authorization page and code exchange); the sandbox's /video-shop-auth locally. */
-    VIDEO_SHOP_AUTH_URL: httpUrl.default('https://auth.tiktok-shops.com'),
-    /** The gateway's app at video-shop; unset: the portal offers no video-shop grant. */
-    VIDEO_SHOP_APP_KEY: z.string().min(1).optional(),
-    /** Secret of that app: the code exchange and the signature of the shop list. Never logged. */
-    VIDEO_SHOP_APP_SECRET: z.string().min(1).optional(),
-    /** Marketplace host (authorization page, code exchange) of all three apps; the sandbox's /marketplace locally. */
-    MARKETPLACE_BASE_URL: httpUrl.default('https://partner.shopeemobile.com'),
-    /** The gateway's seller app at marketplace; unset (or its key unset): the portal offers no marketplace grant. */
-    MARKETPLACE_PARTNER_ID: partnerId,
-    /** Partner key of the seller app: signs the authorization page and the code exchange. Never logged. */
-    MARKETPLACE_PARTNER_KEY: z.string().min(1).optional(),
-    /** The gateway's ads app; unset (or its key unset): no marketplace-ads grant. */
-    MARKETPLACE_ADS_PARTNER_ID: partnerId,
-    /** Partner key of the ads app. Never logged. */
-    MARKETPLACE_ADS_PARTNER_KEY: z.string().min(1).optional(),
-    /** The gateway's affiliate app; unset (or its key unset): no marketplace-affiliate grant. */
-    MARKETPLACE_AFFILIATE_PARTNER_ID: partnerId,
-    /** Partner key of the affiliate app. Never logged. */
-    MARKETPLACE_AFFILIATE_PARTNER_KEY: z.string().min(1).optional(),
-    /** API host of search-ads (the organization list of a new connection); the sandbox's /search-ads locally. */
-    SEARCH_ADS_API_URL: httpUrl.default('https://api.searchads.apple.com'),
-    /** Token host of search-ads (client-credentials tokens); the sandbox's /search-ads-auth locally. */
-    SEARCH_ADS_AUTH_URL: httpUrl.default('https://appleid.apple.com'),
-    /**
-     * The platform's page where the customer registers the portal's public key as an API user (shown as a link in
-     * the connect dialog); the sandbox's /search-ads-auth/api-users locally.
-     */
-    SEARCH_ADS_API_USERS_URL: httpUrl.default('https://app-ads.apple.com/cm/app/settings/apicertificates'),
-    /** How long a key pair made for a search-ads connection waits for its API user before it is dropped. */
-    SEARCH_ADS_KEY_TTL_MS: durationMsFromEnv(60 * 60 * 1000),
     /** {base_url} and {mcp_url} as customers should use them; shown in the web app. */
     REST_BASE_URL: httpUrl.default('http://127.0.0.1:8080'),
     MCP_URL: httpUrl.default('http://127.0.0.1:8081/mcp'),
@@ -89,3 +50,38 @@ export const ConfigSchema = z
   });
 
 export type Config = z.infer<typeof ConfigSchema>;
+
+/**
+ * The portal's own variables (ConfigSchema) and the providers it connects: each grant plug-in and key-pair flow
+ * reads and checks its own variables (connections/grant-plugins.ts, connections/key-pair-flows.ts), so no provider's
+ * variable is listed here.
+ */
+export interface PortalConfig extends Config {
+  grants: PlatformGrant[];
+  keyPairFlows: KeyPairFlowSetup[];
+}
+
+/** Reads everything at start; a bad variable, the portal's or a provider's, fails it with one message naming all. */
+export function loadPortalConfig(env: GrantEnv = process.env): PortalConfig {
+  const problems: string[] = [];
+  const collect = <T>(read: () => T): T | undefined => {
+    try {
+      return read();
+    } catch (error) {
+      if (error instanceof ConfigError || error instanceof GrantConfigError) problems.push(...error.problems);
+      else throw error;
+      return undefined;
+    }
+  };
+  const config = collect(() => loadConfig('portal-api', ConfigSchema, env));
+  const grants = collect(() => grantPlugins(env));
+  const keyPairFlows = KEY_PAIR_FLOWS.map((plugin) => collect(() => plugin.fromEnv(env)));
+  if (config === undefined || grants === undefined || problems.length > 0) {
+    throw new ConfigError('portal-api', [...new Set(problems)]);
+  }
+  return {
+    ...config,
+    grants,
+    keyPairFlows: keyPairFlows.filter((flow): flow is KeyPairFlowSetup => flow !== undefined),
+  };
+}

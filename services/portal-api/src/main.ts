@@ -1,10 +1,9 @@
-import { loadConfig } from '@gateway/config';
 import { createLogger, logListening, runMain, stopOnSignals } from '@gateway/telemetry';
-import { ConfigSchema } from './config';
+import { loadPortalConfig } from './config';
 import { startPortal } from './server';
 
 runMain('portal-api', async () => {
-  const config = loadConfig('portal-api', ConfigSchema);
+  const config = loadPortalConfig();
   const logger = createLogger('portal-api', config.LOG_LEVEL);
   const portal = await startPortal(config, logger);
   logListening(logger, 'http', portal.url);

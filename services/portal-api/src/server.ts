@@ -1,5 +1,4 @@
 import { connectNats, DecisionClient, KeyLifecycle } from '@gateway/decisions';
-import { searchAdsGrant } from '@gateway/platform-grants';
 import { requestIdOf } from '@gateway/errors';
 import {
   CredentialCipher,
@@ -16,11 +15,10 @@ import type { NatsConnection } from 'nats';
 import type { z } from 'zod';
 import { authRoutes } from './auth/auth.routes';
 import { csrfGuard } from './auth/csrf.guard';
-import type { Config } from './config';
+import type { PortalConfig } from './config';
 import { connectionRoutes } from './connections/connections.routes';
-import { grantPlugins } from './connections/grant-plugins';
-import { SearchAdsKeyStore } from './connections/search-ads-key.store';
-import { searchAdsRoutes } from './connections/search-ads.routes';
+import { keyPairPagePath } from './connections/key-pair-flow';
+import { providerRoutes } from './connections/providers.routes';
 import { invalidRequest, type ApiRoute, type SignedIn } from './http/api-route';
 import { cookieNames, readCookie, type CookieSettings } from './http/cookies';
 import { openApiDocument } from './http/openapi.document';
@@ -40,14 +38,15 @@ export function portalRoutes(deps: PortalDeps): ApiRoute[] {
   return [
     ...authRoutes(deps),
     ...keyRoutes(deps),
+    ...providerRoutes(deps),
     ...connectionRoutes(deps),
-    ...searchAdsRoutes(deps),
+    ...deps.keyPairFlows.flatMap((flow) => flow.routes(deps)),
     ...usageRoutes(deps),
   ];
 }
 
 /** Opens MongoDB and NATS, builds the app and listens. */
-export async function startPortal(config: Config, logger: Logger): Promise<Portal> {
+export async function startPortal(config: PortalConfig, logger: Logger): Promise<Portal> {
   const cipher = CredentialCipher.fromEnv(config.CREDENTIALS_ENCRYPTION_KEYS, config.CREDENTIALS_ACTIVE_KEY_ID);
   const store = await openStore(config.MONGODB_URI, { cipher });
   let nc: NatsConnection | undefined;
@@ -55,8 +54,10 @@ export async function startPortal(config: Config, logger: Logger): Promise<Porta
     if ((await store.plans.list()).length === 0) await store.plans.seedDefaultPlans();
     const sessions = new PortalSessionRepository(store.connection);
     const { ttl } = await sessions.ensureIndexes();
-    const searchAdsKeys = new SearchAdsKeyStore(store.connection, cipher);
-    const { ttl: keysTtl } = await searchAdsKeys.ensureIndexes();
+    // Each key-pair provider's pending keys (sealed with the same cipher as every credential).
+    const keyPairFlows = await Promise.all(
+      config.keyPairFlows.map((flow) => flow.open({ connection: store.connection, cipher })),
+    );
     nc = await connectNats(config.NATS_URL, 'portal-api');
     const decisions = new DecisionClient(nc, { partitions: config.PARTITIONS, subjectPrefix: config.SUBJECT_PREFIX });
     const lifecycle = new KeyLifecycle({ apiKeys: store.apiKeys, decisions });
@@ -73,13 +74,8 @@ export async function startPortal(config: Config, logger: Logger): Promise<Porta
         secure: !(config.NODE_ENV !== 'production' && (config.PUBLIC_URL ?? 'http:').startsWith('http:')),
       },
       publicOrigin: () => publicOrigin,
-      grants: grantPlugins(config),
-      searchAds: {
-        grant: searchAdsGrant({ apiBaseUrl: config.SEARCH_ADS_API_URL, authBaseUrl: config.SEARCH_ADS_AUTH_URL }),
-        keys: searchAdsKeys,
-        keyTtlMs: config.SEARCH_ADS_KEY_TTL_MS,
-        apiUsersUrl: config.SEARCH_ADS_API_USERS_URL,
-      },
+      grants: config.grants,
+      keyPairFlows,
       restBaseUrl: config.REST_BASE_URL,
       mcpUrl: config.MCP_URL,
       sessionTtlMs: config.SESSION_TTL_MS,
@@ -98,13 +94,15 @@ export async function startPortal(config: Config, logger: Logger): Promise<Porta
     const connection = nc;
     // Without a TTL index (FerretDB) expired sessions and pending keys are deleted here; they are refused either way.
     const purge =
-      ttl && keysTtl
+      ttl && keyPairFlows.every((flow) => flow.ttlIndex)
         ? undefined
         : setInterval(() => {
             sessions.purgeExpired().catch((error: unknown) => logger.warn({ err: error }, 'session purge failed'));
-            searchAdsKeys
-              .purgeExpired()
-              .catch((error: unknown) => logger.warn({ err: error }, 'search-ads key purge failed'));
+            for (const flow of keyPairFlows) {
+              flow
+                .purgeExpired()
+                .catch((error: unknown) => logger.warn({ err: error }, `${flow.provider} key purge failed`));
+            }
           }, 10 * 60_000).unref();
     return {
       server,
@@ -161,7 +159,7 @@ export function buildPortalApp(
     throw new PortalError('not_found', 'no such API operation');
   });
   app.use(api);
-  serveWebApp(app);
+  serveWebApp(app, { connectPages: deps.keyPairFlows.map((flow) => keyPairPagePath(flow.provider)) });
 
   app.use((error: unknown, _req: Request, res: Response, _next: NextFunction) => {
     const requestId = (res.locals.requestId as string | undefined) ?? requestIdOf(undefined);

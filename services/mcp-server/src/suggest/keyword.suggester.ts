@@ -8,9 +8,9 @@ import {
   type ProviderId,
 } from '@gateway/catalogue';
 import type { EndpointIndex } from './endpoint.index';
-import { marketplaceAppOf, preferMarketplaceApp } from './marketplace-intent.extractor';
-import { buildParams, type BuiltParams } from './params.builder';
-import { asksForSearchAds, preferSearchAds } from './search-ads-intent.extractor';
+import { buildParams } from './params.builder';
+import { suggestionPlugins } from './plugin.registry';
+import type { BuiltParams, RankedEndpoint } from './suggestion.plugin';
 import { checkSuggestion, type MissingParam } from './suggestion.validator';
 
 export interface Suggestion {
@@ -24,21 +24,17 @@ export interface Suggestion {
   notes: string[];
 }
 
-export interface RankedEndpoint {
-  endpoint: EndpointSpec;
-  score: number;
-}
-
 export interface KeywordSuggestion {
   suggestion?: Suggestion;
   ranked: RankedEndpoint[];
 }
 
 /**
- * find_endpoint without AI: ranks the catalogue for the question (BM25), proposes the best endpoint with the
- * parameters the question gives, and checks them against the catalogue. When nothing matches, the starting
- * endpoint of the first provider that has one (its catalogue's startingPoint: the advertiser listing for
- * video-ads, the authorized shops for video-shop) is proposed: every other call starts from it.
+ * find_endpoint without AI: ranks the catalogue for the question (BM25), lets each provider's plugin narrow the
+ * ranking where providers share words, proposes the best endpoint with the parameters its plugin takes from the
+ * question, and checks them against the catalogue. When nothing matches, the starting endpoint (the catalogue's
+ * startingPoint) of the provider the wording names, else of the first provider that has one, is proposed: every
+ * other call starts from it.
  */
 export function suggestByKeywords(
   index: EndpointIndex,
@@ -46,22 +42,15 @@ export function suggestByKeywords(
   today: Date,
   providers?: readonly ProviderId[],
 ): KeywordSuggestion {
-  // The marketplace apps share one platform's words (orders, sales, clicks): the app the wording names decides.
-  // search-ads shares "campaign" and "spend" with video-ads: only its own words (taps, installs, keywords) pick it.
-  const ranked = preferSearchAds(
-    question,
-    preferMarketplaceApp(
-      question,
-      index.search(question, providers).map(({ item, score }) => ({ endpoint: item, score })),
-    ),
+  const ranked = suggestionPlugins().reduce<RankedEndpoint[]>(
+    (current, plugin) => plugin.narrowRanking?.(question, current) ?? current,
+    index.search(question, providers).map(({ item, score }) => ({ endpoint: item, score })),
   );
   let endpoint = ranked[0]?.endpoint;
   const notes: string[] = [];
   if (!endpoint) {
-    // A marketplace app named by the wording goes first: "ads" with nothing else known starts at the ads balance.
-    const app = marketplaceAppOf(question);
     const candidates = providers ?? PROVIDER_IDS;
-    const first = asksForSearchAds(question) ? 'search-ads' : app;
+    const first = suggestionPlugins().find((plugin) => plugin.namedBy?.(question))?.provider;
     const order =
       first && candidates.includes(first) ? [first, ...candidates.filter((id) => id !== first)] : candidates;
     endpoint = order.map(startingEndpoint).find(Boolean);

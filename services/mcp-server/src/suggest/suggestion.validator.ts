@@ -1,4 +1,5 @@
 import { encodeParams, validateParams, type EndpointSpec, type ParamValue } from '@gateway/catalogue';
+import { suggestionPluginOf } from './plugin.registry';
 
 export interface MissingParam {
   name: string;
@@ -13,18 +14,6 @@ export interface SuggestionCheck {
   missing: MissingParam[];
 }
 
-const HOW_TO_GET: Readonly<Record<string, string>> = {
-  advertiser_id: 'an advertiser_id from /v1.3/oauth2/advertiser/get/ (call_endpoint, no parameters)',
-  advertiser_ids: 'advertiser ids from /v1.3/oauth2/advertiser/get/ (call_endpoint, no parameters)',
-  store_ids: 'a store_id from /v1.3/gmv_max/store/list/ (call_endpoint with advertiser_id)',
-  ids: 'order ids from /order/202309/orders/search (data.orders[].id)',
-  campaign_id_list:
-    'campaign ids from /api/v2/ads/get_product_level_campaign_id_list (marketplace-ads, call_endpoint; ' +
-    'response.campaign_list[].campaign_id), comma-joined',
-  order_sn_list: 'order numbers from /api/v2/order/get_order_list (marketplace; response.order_list[].order_sn)',
-  item_id_list: 'item ids from /api/v2/product/get_item_list (marketplace; response.item[].item_id)',
-};
-
 /**
  * Checks suggested parameters against the catalogue before they are returned. Required parameters that were not
  * suggested are reported as missing rather than as errors (a question rarely names an advertiser id): they are
@@ -35,6 +24,7 @@ export function checkSuggestion(endpoint: EndpointSpec, params: Record<string, P
   // Wire form for the endpoint (csv lists comma-joined), but names the service owns stay in, so a suggestion that
   // sets one (an AI's access_token) is refused as not a parameter rather than silently dropped.
   const encoded = { ...encodeParams(params), ...encodeParams(params, endpoint) };
+  const howToGet = suggestionPluginOf(endpoint.provider)?.howToGet ?? {};
   const missing: MissingParam[] = [];
   const filled = { ...encoded };
   for (const param of endpoint.params) {
@@ -42,7 +32,7 @@ export function checkSuggestion(endpoint: EndpointSpec, params: Record<string, P
       param.required ||
       (param.requiredWhen !== undefined && encoded[param.requiredWhen.param] === param.requiredWhen.equals);
     if (!required || (encoded[param.name] !== undefined && encoded[param.name] !== '')) continue;
-    missing.push({ name: param.name, howToGet: HOW_TO_GET[param.name] ?? `see describe_endpoint for ${param.name}` });
+    missing.push({ name: param.name, howToGet: howToGet[param.name] ?? `see describe_endpoint for ${param.name}` });
     filled[param.name] = encodeParams({ [param.name]: param.example as ParamValue }, endpoint)[param.name]!;
   }
   return { problems: validateParams(endpoint, filled), missing };

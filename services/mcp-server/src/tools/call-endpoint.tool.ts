@@ -3,9 +3,11 @@ import {
   PROVIDER_IDS,
   encodeParams,
   endpointsOf,
+  envelopeOf,
   findEndpoint,
   isAllowedMethod,
   providerSpec,
+  type EnvelopeSpec,
   type PagingSpec,
   validateBody,
   validateParams,
@@ -319,7 +321,9 @@ async function forward(
   const serialized = JSON.stringify(value);
   const cut = truncateJson(value, budget, serialized);
   const data = parsed.restoreText(cut.truncated ? JSON.stringify(cut.value) : serialized);
-  const platformCode = platformErrorCode(provider, value);
+  const endpoint = findEndpoint(provider, path);
+  // The envelope of the endpoint's API version: a successor may answer in another shape than its predecessor.
+  const platformCode = platformErrorCode(provider, value, endpoint && envelopeOf(endpoint));
   if (status >= 400 || platformCode !== undefined) {
     return toolError(
       'platform_error',
@@ -329,7 +333,7 @@ async function forward(
     );
   }
 
-  const advice = cut.truncated ? adviceFor(cut, path, findEndpoint(provider, path)?.paging) : undefined;
+  const advice = cut.truncated ? adviceFor(cut, path, endpoint?.paging) : undefined;
   const fenced = fenceUntrusted(data);
   const header = [
     `${provider} ${path} for account ${accountId}: HTTP ${status}, ${data.length} characters of JSON` +
@@ -405,26 +409,37 @@ export function adviceFor(cut: Truncation, path: string, paging?: PagingSpec): s
 }
 
 /**
- * The platform's error code when its envelope says the call failed, read with the provider's envelope (catalogue
- * codeField and successCode): a non-zero numeric `code` for the video platforms, a non-empty `error` string for the
- * marketplace apps, which answer errors with HTTP 200, the first `error.errors[].messageCode` of search-ads, whose
- * `error` is null on success (docs/providers.md). Undefined on success or when the answer
+ * The platform's error code when its envelope says the call failed, read with the envelope of the endpoint's API
+ * version (catalogue envelopeOf; the provider's by default: codeField and successCode): a non-zero numeric `code`
+ * for the video platforms, a non-empty `error` string for the marketplace apps, which answer errors with HTTP 200,
+ * the first `error.errors[].messageCode` of search-ads v5, whose `error` is null on success, or the error's own
+ * `errorCodeField` when the envelope names one (docs/providers.md). Undefined on success or when the answer
  * carries no code (e.g. an array).
  */
-export function platformErrorCode(provider: ProviderId, value: unknown): number | string | undefined {
+export function platformErrorCode(
+  provider: ProviderId,
+  value: unknown,
+  envelope?: Pick<EnvelopeSpec, 'codeField' | 'successCode' | 'errorCodeField'>,
+): number | string | undefined {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
-  const envelope = providerSpec(provider)?.envelope ?? { codeField: 'code', successCode: 0 };
-  const code = (value as Record<string, unknown>)[envelope.codeField];
-  if (envelope.successCode === null) {
-    // search-ads: `error` is null on success, else {errors: [{messageCode, message, field}]}.
+  const spec = envelope ?? providerSpec(provider)?.envelope ?? { codeField: 'code', successCode: 0 };
+  const code = (value as Record<string, unknown>)[spec.codeField];
+  if (spec.successCode === null) {
+    // search-ads: `error` is null on success, else {errors: [{messageCode, message, field}]} (v5), or an object
+    // holding its code in errorCodeField.
     if (code === null || code === undefined) return undefined;
-    const first = (code as { errors?: unknown }).errors;
-    const messageCode = Array.isArray(first) ? (first[0] as { messageCode?: unknown } | undefined)?.messageCode : code;
+    let messageCode: unknown = code;
+    if (typeof code === 'object' && spec.errorCodeField !== undefined) {
+      messageCode = (code as Record<string, unknown>)[spec.errorCodeField];
+    } else {
+      const first = (code as { errors?: unknown }).errors;
+      if (Array.isArray(first)) messageCode = (first[0] as { messageCode?: unknown } | undefined)?.messageCode;
+    }
     return typeof messageCode === 'string' || typeof messageCode === 'number' ? messageCode : 'error';
   }
   // Only a code of the success value's type counts: a string "0" is not the numeric code of video-ads.
-  if (typeof code !== typeof envelope.successCode) return undefined;
-  return code === envelope.successCode ? undefined : (code as number | string);
+  if (typeof code !== typeof spec.successCode) return undefined;
+  return code === spec.successCode ? undefined : (code as number | string);
 }
 
 /** Gives the unit back before the tool answers, so a check_quota that follows already sees it uncounted. */

@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Fault, FaultTable } from './fault.table';
-import type { FaultModule } from './fault.schema';
-import type { RateLimitReplies } from './rate-limit.replies';
+import type { FaultReply } from '../platform-modules';
 
 export interface FaultedRequest {
   req: IncomingMessage;
   res: ServerResponse;
-  module: FaultModule | undefined;
+  /** The platform's own rate-limit refusal for this request (its module's, or the fallback module's). */
+  rateLimitReply: () => FaultReply;
   /** Answers the request as if no fault applied (the latency fault calls it late). */
   answer: () => void;
 }
@@ -27,10 +27,7 @@ let hugeChunk: Buffer | undefined;
 
 /** What each fault kind does to the HTTP exchange. */
 export class FaultEffects {
-  constructor(
-    private readonly table: FaultTable,
-    private readonly rateLimits: RateLimitReplies,
-  ) {}
+  constructor(private readonly table: FaultTable) {}
 
   apply(fault: Fault, request: FaultedRequest): void {
     const { req, res } = request;
@@ -53,7 +50,7 @@ export class FaultEffects {
       case 'status_500':
         return send(res, 500, 'text/plain; charset=utf-8', PLAIN_500);
       case 'rate_limit': {
-        const reply = this.rateLimits.replyFor(request.module);
+        const reply = request.rateLimitReply();
         const body = JSON.stringify(reply.payload);
         res.writeHead(reply.status, {
           'content-type': 'application/json',

@@ -1,13 +1,21 @@
 import type { ControlReply } from '../control/control.handler';
 import { badRequest, parseControlBody } from '../control/control-reply';
-import { parseFaultBody } from './fault.schema';
+import { faultBodySchema, parseFaultBody, type FaultModules } from './fault.schema';
 import type { FaultTable } from './fault.table';
 
 export const FAULTS_ROUTE = '/faults';
 
 /** /_sandbox/faults: add (POST), list (GET), clear all (DELETE) or one (DELETE /faults/<id>). */
 export class FaultRoutes {
-  constructor(private readonly table: FaultTable) {}
+  private readonly schema;
+
+  /** `modules`: the values a fault's `module` may take. */
+  constructor(
+    private readonly table: FaultTable,
+    modules: FaultModules,
+  ) {
+    this.schema = faultBodySchema(modules);
+  }
 
   /** `path` is the part after /_sandbox; undefined when it is not a fault route. */
   handle(method: string, path: string, body: string): ControlReply | undefined {
@@ -26,7 +34,7 @@ export class FaultRoutes {
   }
 
   private add(body: string): ControlReply {
-    const parsed = parseFaultBody(parseControlBody(body));
+    const parsed = parseFaultBody(this.schema, parseControlBody(body));
     if (!parsed.ok) return badRequest(parsed.message);
     return { status: 201, payload: this.table.add(parsed.spec) };
   }

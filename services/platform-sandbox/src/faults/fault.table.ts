@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { FaultModule, FaultSpec } from './fault.schema';
+import type { FaultSpec } from './fault.schema';
 
 /** A fault as the control routes show it: its spec with defaults filled in, and what it has done so far. */
 export type Fault = FaultSpec & {
@@ -16,7 +16,8 @@ export type Fault = FaultSpec & {
 /** Where a request goes: its path as the sandbox sees it and the module that answers it, if any. */
 export interface FaultTarget {
   path: string;
-  module: FaultModule | undefined;
+  /** The module's registered name; undefined when no module claims the path. */
+  module: string | undefined;
   /**
    * Set for routes no fault hits unless its path_prefix names them: the control surface, the health check and the
    * sandbox's own grant and token endpoints. The value is the shortest prefix that names them.

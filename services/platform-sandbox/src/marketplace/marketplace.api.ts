@@ -1,4 +1,4 @@
-import type { AppQpsLimiter } from '../grants/app-qps.limiter';
+import type { AppQpsLimiter } from '../limits/app-qps.limiter';
 import type { AppType, MarketApp, MarketGrantStore } from './auth/market-grant.store';
 import type { MarketCallLimit } from './call-limit';
 import { getAccessToken, getShopsByPartner, refreshAccessToken, type PublicHandler } from './auth/token.handler';

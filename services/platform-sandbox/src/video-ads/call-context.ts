@@ -1,4 +1,4 @@
-import type { Grant, GrantStore, SandboxApp } from '../grants/grant.store';
+import type { Grant, GrantStore, SandboxApp } from './auth/grant.store';
 import type { SandboxWorld } from './data/world';
 import { apiError, MESSAGES, VideoAdsCode, type ApiResult } from './envelope';
 import type { ParamReader } from './params.reader';

@@ -1,4 +1,4 @@
-import { SANDBOX_BUSINESS_CENTERS } from '../accounts/sandbox-accounts';
+import { SANDBOX_BUSINESS_CENTERS } from './sandbox-accounts';
 import {
   NORTHWIND_BC,
   NORTHWIND_US,

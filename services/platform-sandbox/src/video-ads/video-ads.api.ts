@@ -1,5 +1,5 @@
-import type { AppQpsLimiter } from '../grants/app-qps.limiter';
-import type { Grant, SandboxApp } from '../grants/grant.store';
+import type { AppQpsLimiter } from '../limits/app-qps.limiter';
+import type { Grant, SandboxApp } from './auth/grant.store';
 import type { Handler, VideoAdsServices } from './call-context';
 import { apiError, MESSAGES, VideoAdsCode, type ApiResult } from './envelope';
 import { advertiserInfo } from './handlers/advertiser-info.handler';

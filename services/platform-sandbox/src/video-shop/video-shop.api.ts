@@ -1,5 +1,5 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import type { AppQpsLimiter } from '../grants/app-qps.limiter';
+import type { AppQpsLimiter } from '../limits/app-qps.limiter';
 import type { ShopGrantStore } from './auth/shop-grant.store';
 import type { ShopHandler, ShopServices } from './call-context';
 import { paramError, SHOP_MESSAGES, ShopCode, shopError, type ShopResult } from './envelope';

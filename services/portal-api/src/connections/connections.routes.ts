@@ -49,7 +49,7 @@ export async function connectionAllowance(deps: PortalDeps, customerId: string) 
   return { plan, used: await deps.store.connections.countByCustomer(customerId) };
 }
 
-/** Spec 1 and 8: every grant is one connection, the three marketplace apps on one shop are three. */
+/** Spec 1 and 8: every granted account is one connection; one shop granted to two apps (providers) is two. */
 export async function requireConnectionRoom(deps: PortalDeps, customerId: string) {
   const { plan, used } = await connectionAllowance(deps, customerId);
   if (used >= plan.connection_allowance) {
@@ -63,11 +63,11 @@ export async function requireConnectionRoom(deps: PortalDeps, customerId: string
 }
 
 export function connectionRoutes(deps: PortalDeps): ApiRoute[] {
-  // Providers whose grant the portal can run (one plug-in each, and search-ads' key-pair flow); the others are
-  // listed but not connectable.
+  // Providers whose grant the portal can run (one plug-in each, then the key-pair flows); the others are listed but
+  // not connectable.
   const grantable: readonly ProviderId[] = [
     ...deps.grants.map((grant) => grant.provider),
-    ...(deps.searchAds === undefined ? [] : ['search-ads']),
+    ...deps.keyPairFlows.map((flow) => flow.provider),
   ].filter(isProviderId);
   const grantOf = (provider: ProviderId): PlatformGrant | undefined =>
     deps.grants.find((grant) => grant.provider === provider);
@@ -77,12 +77,10 @@ export function connectionRoutes(deps: PortalDeps): ApiRoute[] {
 
   const startGrant = async (sessionId: string, provider: ProviderId, accountId: string | null) => {
     const grant = grantOf(provider);
-    if (grant === undefined && provider === 'search-ads' && deps.searchAds !== undefined) {
-      // No redirect flow: the customer registers a key pair of the portal (search-ads.routes.ts).
-      throw new PortalError(
-        'grant_not_supported',
-        'search-ads connects with a key pair: POST /api/connections/search-ads/keys',
-      );
+    const keyPair = deps.keyPairFlows.find((flow) => flow.provider === provider);
+    if (grant === undefined && keyPair !== undefined) {
+      // No redirect flow: the customer registers a key pair of the portal (the provider's folder, key-pair-flow.ts).
+      throw new PortalError('grant_not_supported', `${provider} connects with a key pair: POST ${keyPair.startPath}`);
     }
     if (grant === undefined) throw new PortalError('grant_not_supported', `provider ${provider}`);
     const state = randomBytes(32).toString('base64url');
@@ -239,7 +237,7 @@ export function connectionRoutes(deps: PortalDeps): ApiRoute[] {
         state: z.string().max(512).optional(),
         auth_code: z.string().max(512).optional(),
         code: z.string().max(512).optional(),
-        // marketplace: the shop the owner approved, beside the code (the plug-in checks it is digits).
+        // The shop the owner approved, which some platforms add beside the code (the plug-in checks it).
         shop_id: z.string().max(32).optional(),
       }),
       status: 302,
@@ -252,7 +250,7 @@ export function connectionRoutes(deps: PortalDeps): ApiRoute[] {
         // The state must be the one this browser session started (OAuth CSRF protection), and is taken once.
         const pending = await deps.sessions.takeGrant(ctx.session.sessionId, ctx.query.state);
         if (pending === null) return back({ error: 'invalid_state' });
-        // video-ads answers auth_code, video-shop and marketplace code; without either the customer declined.
+        // Platforms answer auth_code or code (the plug-in reads its own); without either the customer declined.
         if (!ctx.query.auth_code && !ctx.query.code) return back({ error: 'denied' });
         const plugin = grantOf(pending.provider);
         if (plugin === undefined) return back({ error: 'grant_failed' });

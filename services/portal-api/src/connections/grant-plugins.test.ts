@@ -1,3 +1,4 @@
+import { GrantConfigError } from '@gateway/platform-grants';
 import { grantPlugins } from './grant-plugins';
 
 const BASE = {
@@ -9,6 +10,12 @@ const BASE = {
 };
 
 describe('grantPlugins', () => {
+  it('reads the process environment names: the plug-ins of the one list whose app is set, search-ads aside', () => {
+    expect(
+      grantPlugins({ ...BASE, SEARCH_ADS_API_URL: 'http://127.0.0.1:9000/search-ads' }).map((g) => g.provider),
+    ).toEqual(['video-ads']);
+  });
+
   it('offers video-ads only while the video-shop app is not configured', () => {
     expect(grantPlugins(BASE).map((grant) => grant.provider)).toEqual(['video-ads']);
     expect(grantPlugins({ ...BASE, VIDEO_SHOP_APP_KEY: '6key' }).map((grant) => grant.provider)).toEqual(['video-ads']);
@@ -61,5 +68,44 @@ describe('grantPlugins - marketplace', () => {
       MARKETPLACE_AFFILIATE_PARTNER_ID: undefined,
     });
     expect(grants.map((grant) => grant.provider)).toEqual(['video-ads', 'marketplace-ads']);
+  });
+});
+
+describe('grantPlugins - configuration', () => {
+  it('refuses a bad value of any plug-in, naming every bad variable and never a value', () => {
+    const read = () =>
+      grantPlugins({
+        ...BASE,
+        VIDEO_ADS_APP_SECRET: undefined,
+        VIDEO_SHOP_AUTH_URL: 'ftp://shop-secret.example',
+        VIDEO_SHOP_APP_KEY: '6key',
+        VIDEO_SHOP_APP_SECRET: 'shop-secret',
+        MARKETPLACE_BASE_URL: 'not a url',
+        MARKETPLACE_ADS_PARTNER_ID: 'ads-id',
+        MARKETPLACE_ADS_PARTNER_KEY: 'ads-key',
+      });
+    expect(read).toThrow(GrantConfigError);
+    let problems: readonly string[] = [];
+    try {
+      read();
+    } catch (error) {
+      problems = (error as GrantConfigError).problems;
+      expect((error as Error).message).not.toMatch(/shop-secret|ads-key|ads-id|not a url/);
+    }
+    // MARKETPLACE_BASE_URL is shared by the three apps and reported once.
+    expect(problems).toEqual([
+      'VIDEO_ADS_APP_SECRET: is required',
+      'VIDEO_SHOP_AUTH_URL: must be an http(s) URL',
+      'MARKETPLACE_BASE_URL: must be an http(s) URL',
+      'MARKETPLACE_ADS_PARTNER_ID: must be digits',
+    ]);
+  });
+
+  it('checks the defaulted hosts even while the app is not set, as the portal config always did', () => {
+    expect(() => grantPlugins({ ...BASE, VIDEO_SHOP_API_URL: '' })).toThrow(
+      'VIDEO_SHOP_API_URL: must be an http(s) URL',
+    );
+    expect(() => grantPlugins({ ...BASE, MARKETPLACE_BASE_URL: 'http:host' })).toThrow('MARKETPLACE_BASE_URL');
+    expect(() => grantPlugins({ ...BASE, VIDEO_SHOP_APP_KEY: '' })).toThrow('VIDEO_SHOP_APP_KEY: must not be empty');
   });
 });

@@ -53,6 +53,8 @@ export interface ProviderAdapter {
   readonly tokens: TokenLifecycle;
   /** The platform's answer headers worth passing on (lower-case; e.g. its log id), never cookies. */
   readonly responseHeaders: readonly string[];
+  /** The answer headers of one endpoint, when they differ by API version; absent: responseHeaders. */
+  responseHeadersOf?(endpoint: EndpointSpec): readonly string[];
   /**
    * The platform request for an allowed call: the caller's query with the provider's owned parameters dropped,
    * and the connection's and the app's credentials (and signature) added. No caller header is forwarded.

@@ -270,7 +270,7 @@ export class ProxyService {
       sink.head({
         status: response.status,
         contentType: headerValue(response.headers['content-type']),
-        headers: forwardedHeaders(response.headers, adapter.responseHeaders),
+        headers: forwardedHeaders(response.headers, adapter.responseHeadersOf?.(endpoint) ?? adapter.responseHeaders),
       });
       headSent = true;
       if (answer.prefix.length > 0) await sink.write(answer.prefix);

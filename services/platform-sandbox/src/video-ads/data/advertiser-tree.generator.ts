@@ -1,4 +1,4 @@
-import { advertiserOrdinal, type SandboxAdvertiser } from '../../accounts/sandbox-accounts';
+import { advertiserOrdinal, type SandboxAdvertiser } from '../sandbox-accounts';
 import { formatDateTime, SECONDS_PER_DAY } from './calendar';
 import { Prng } from './prng';
 

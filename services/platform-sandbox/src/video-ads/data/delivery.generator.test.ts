@@ -1,4 +1,4 @@
-import { findAdvertiser } from '../../accounts/sandbox-accounts';
+import { findAdvertiser } from '../sandbox-accounts';
 import { generateAdvertiserTree } from './advertiser-tree.generator';
 import { adDayCounters, cumulativeShares, hourShares, splitCounters } from './delivery.generator';
 

@@ -1,4 +1,4 @@
-import { findAdvertiser } from '../../accounts/sandbox-accounts';
+import { findAdvertiser } from '../sandbox-accounts';
 import { generateStores, type StoreModel } from '../gmv-max/gmv-max.generator';
 import { generateAdvertiserTree, type AdvertiserTree } from './advertiser-tree.generator';
 

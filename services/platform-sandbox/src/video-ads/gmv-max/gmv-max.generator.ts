@@ -1,4 +1,4 @@
-import { advertiserOrdinal, type SandboxAdvertiser } from '../../accounts/sandbox-accounts';
+import { advertiserOrdinal, type SandboxAdvertiser } from '../sandbox-accounts';
 import { hashSeed, Prng } from '../data/prng';
 
 export type StoreStatus = 'ACTIVE' | 'INACTIVE' | 'NEW_CREATE';

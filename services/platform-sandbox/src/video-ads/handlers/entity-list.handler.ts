@@ -1,4 +1,4 @@
-import { findAdvertiser, SANDBOX_BUSINESS_CENTERS, type SandboxAdvertiser } from '../../accounts/sandbox-accounts';
+import { findAdvertiser, SANDBOX_BUSINESS_CENTERS, type SandboxAdvertiser } from '../sandbox-accounts';
 import { checkAdvertiser, type CallContext, type Handler } from '../call-context';
 import {
   generateAdvertiserTree,

@@ -1,6 +1,6 @@
 import type { CallContext } from '../call-context';
 import { apiError, MESSAGES, ok, VideoAdsCode, type ApiResult } from '../envelope';
-import { findAdvertiser } from '../../accounts/sandbox-accounts';
+import { findAdvertiser } from '../sandbox-accounts';
 
 /** POST /oauth2/access_token/ {app_id, secret, auth_code}: the app is already authenticated by the router. */
 export function exchangeAuthCode(ctx: CallContext): ApiResult {

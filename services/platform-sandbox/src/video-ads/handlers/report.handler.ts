@@ -1,4 +1,4 @@
-import { findAdvertiser } from '../../accounts/sandbox-accounts';
+import { findAdvertiser } from '../sandbox-accounts';
 import { checkAdvertiser, type CallContext } from '../call-context';
 import type { AdModel } from '../data/advertiser-tree.generator';
 import { AD_COUNTERS, adDayCounters } from '../data/delivery.generator';

@@ -1,4 +1,4 @@
-import { findBusinessCenter, SANDBOX_BUSINESS_CENTERS } from '../accounts/sandbox-accounts';
+import { findBusinessCenter, SANDBOX_BUSINESS_CENTERS } from '../sandbox-accounts';
 import type { GrantStore, SandboxApp } from './grant.store';
 import { authorizePage, errorPage } from './portal.page';
 

@@ -1,15 +1,9 @@
 import type { EndpointSpec, ParamValue } from '@gateway/catalogue';
-import { epochDay, extractDateRange, isoDay } from './date-range.extractor';
-
-/** Parameters and JSON body of a video-shop endpoint, with what was assumed in plain words. */
-export interface ShopParams {
-  params: Record<string, ParamValue>;
-  body?: Record<string, unknown>;
-  notes: string[];
-}
+import { epochDay, extractDateRange, isoDay } from '../../date-range.extractor';
+import { resolvePeriod } from '../../period.resolver';
+import type { BuiltParams } from '../../suggestion.plugin';
 
 const DAY_SECONDS = 86_400;
-const DEFAULT_RANGE_DAYS = 7;
 /** Records per page that stay well under the assistant's answer size (orders carry line items). */
 const SHOP_PAGE_SIZE = 50;
 
@@ -39,7 +33,7 @@ const PRODUCT_STATUS_WORDS: readonly [string, RegExp][] = [
  * performance endpoint takes YYYY-MM-DD days with an exclusive end, the statements need sort_field. Only values the
  * catalogue allows are produced; the caller checks them with validateParams and validateBody.
  */
-export function buildShopParams(endpoint: EndpointSpec, question: string, today: Date): ShopParams {
+export function buildVideoShopParams(endpoint: EndpointSpec, question: string, today: Date): BuiltParams {
   const text = question.toLowerCase();
   const notes: string[] = [];
   const names = new Set(endpoint.params.map((param) => param.name));
@@ -49,7 +43,7 @@ export function buildShopParams(endpoint: EndpointSpec, question: string, today:
       params.page_size = SHOP_PAGE_SIZE;
       params.sort_field = 'create_time';
       params.sort_order = 'DESC';
-      const days = period(question, today, notes);
+      const days = resolvePeriod(question, today, notes);
       const body: Record<string, unknown> = {
         create_time_ge: days.start * DAY_SECONDS,
         create_time_lt: (days.end + 1) * DAY_SECONDS,
@@ -73,7 +67,7 @@ export function buildShopParams(endpoint: EndpointSpec, question: string, today:
       return { params, body: { status }, notes };
     }
     case '/analytics/202405/shop/performance': {
-      const days = period(question, today, notes);
+      const days = resolvePeriod(question, today, notes);
       params.start_date_ge = isoDay(days.start);
       params.end_date_lt = isoDay(days.end + 1);
       if (/\bdaily\b|\bby day\b|\bper day\b|\beach day\b|\bday[- ]by[- ]day\b|\btrends?\b|\bover time\b/.test(text)) {
@@ -103,16 +97,4 @@ export function buildShopParams(endpoint: EndpointSpec, question: string, today:
       if (names.has('page_size')) params.page_size = SHOP_PAGE_SIZE;
       return { params, notes };
   }
-}
-
-/** The UTC days the question names (both ends included), or the last complete days before today. */
-function period(question: string, today: Date, notes: string[]): { start: number; end: number } {
-  const found = extractDateRange(question, today);
-  if (found) {
-    notes.push(`Period "${found.matched}": ${found.start} to ${found.end} (UTC calendar days).`);
-    return { start: epochDay(found.start), end: epochDay(found.end) };
-  }
-  const todayDay = Math.floor(today.getTime() / (DAY_SECONDS * 1000));
-  notes.push(`No period named: the last ${DEFAULT_RANGE_DAYS} complete days (UTC).`);
-  return { start: todayDay - DEFAULT_RANGE_DAYS, end: todayDay - 1 };
 }

@@ -1,6 +1,6 @@
 import { encodeParams, validateParams, type ProviderId } from '@gateway/catalogue';
-import { EndpointIndex } from './endpoint.index';
-import { suggestByKeywords } from './keyword.suggester';
+import { EndpointIndex } from '../../endpoint.index';
+import { suggestByKeywords } from '../../keyword.suggester';
 import { marketplaceAppOf } from './marketplace-intent.extractor';
 
 // Sunday 2026-11-22: yesterday is 2026-11-21, last week is Monday 2026-11-09 to Sunday 2026-11-15.

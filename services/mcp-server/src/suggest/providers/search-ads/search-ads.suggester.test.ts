@@ -1,6 +1,6 @@
 import { PROVIDER_IDS, encodeParams, validateBody, validateParams, type ProviderId } from '@gateway/catalogue';
-import { EndpointIndex } from './endpoint.index';
-import { suggestByKeywords } from './keyword.suggester';
+import { EndpointIndex } from '../../endpoint.index';
+import { suggestByKeywords } from '../../keyword.suggester';
 import { asksForSearchAds } from './search-ads-intent.extractor';
 
 // Sunday 2026-11-22: last week is Monday 2026-11-09 to Sunday 2026-11-15; the last 7 days 2026-11-15 to 2026-11-21.

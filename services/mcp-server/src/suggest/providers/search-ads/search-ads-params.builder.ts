@@ -1,20 +1,10 @@
 import type { EndpointSpec, ParamValue } from '@gateway/catalogue';
-import { epochDay, extractDateRange, isoDay } from './date-range.extractor';
-import type { MissingParam } from './suggestion.validator';
-
-/** Parameters, JSON body and concrete path of a search-ads endpoint, with what was assumed in plain words. */
-export interface SearchAdsParams {
-  params: Record<string, ParamValue>;
-  body?: Record<string, unknown>;
-  /** The path with the ids the question names put in place of `{campaignId}` and `{adgroupId}`. */
-  path?: string;
-  /** Path ids the question does not give: the caller puts them in the path. */
-  pathMissing: MissingParam[];
-  notes: string[];
-}
+import { isoDay } from '../../date-range.extractor';
+import { resolvePeriod } from '../../period.resolver';
+import type { BuiltParams } from '../../suggestion.plugin';
+import type { MissingParam } from '../../suggestion.validator';
 
 const DAY_SECONDS = 86_400;
-const DEFAULT_RANGE_DAYS = 7;
 /** Campaigns, ad groups and keywords per page: well under the assistant's answer size. */
 const LIST_PAGE_SIZE = 100;
 /** Report rows per page: one row per campaign, so one page holds every campaign of an organization. */
@@ -69,7 +59,7 @@ const PATH_IDS: Readonly<Record<string, { pattern: RegExp; howToGet: string }>> 
  * whose JSON body holds the dates (YYYY-MM-DD), the granularity (left out for totals) and selector.pagination. Only
  * values the catalogue allows are produced; the caller checks them with validateParams and validateBody.
  */
-export function buildSearchAdsParams(endpoint: EndpointSpec, question: string, today: Date): SearchAdsParams {
+export function buildSearchAdsParams(endpoint: EndpointSpec, question: string, today: Date): BuiltParams {
   const text = question.toLowerCase();
   const notes: string[] = [];
   const params: Record<string, ParamValue> = {};
@@ -108,17 +98,8 @@ function concretePath(template: string, text: string): { path: string; pathMissi
 
 function reportBody(text: string, question: string, today: Date, notes: string[]): Record<string, unknown> {
   let granularity = GRANULARITY_WORDS.find(([, pattern]) => pattern.test(text))?.[0];
-  const found = extractDateRange(question, today);
   const todayDay = Math.floor(today.getTime() / (DAY_SECONDS * 1000));
-  let start = todayDay - DEFAULT_RANGE_DAYS;
-  let end = todayDay - 1;
-  if (found) {
-    start = epochDay(found.start);
-    end = epochDay(found.end);
-    notes.push(`Period "${found.matched}": ${found.start} to ${found.end} (UTC calendar days).`);
-  } else {
-    notes.push(`No period named: the last ${DEFAULT_RANGE_DAYS} complete days (UTC).`);
-  }
+  let { start, end } = resolvePeriod(question, today, notes);
   // The platform refuses a start in the future.
   if (start > todayDay) start = end = todayDay;
   if (end > todayDay) end = todayDay;

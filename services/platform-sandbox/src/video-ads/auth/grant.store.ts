@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { findBusinessCenter, SANDBOX_BUSINESS_CENTERS } from '../accounts/sandbox-accounts';
+import { findBusinessCenter, SANDBOX_BUSINESS_CENTERS } from '../sandbox-accounts';
 
 /** An app registered at the platform: the gateway's own one, from config. */
 export interface SandboxApp {

@@ -1,14 +1,9 @@
 import type { EndpointSpec, ParamValue } from '@gateway/catalogue';
-import { epochDay, extractDateRange } from './date-range.extractor';
-
-/** Parameters of a marketplace endpoint (seller, ads or affiliate app), with what was assumed in plain words. */
-export interface MarketplaceParams {
-  params: Record<string, ParamValue>;
-  notes: string[];
-}
+import { epochDay, extractDateRange } from '../../date-range.extractor';
+import { resolvePeriod } from '../../period.resolver';
+import type { BuiltParams } from '../../suggestion.plugin';
 
 const DAY_SECONDS = 86_400;
-const DEFAULT_RANGE_DAYS = 7;
 /** docs/providers.md, marketplace: order list time_from..time_to at most 15 days. */
 const MAX_ORDER_DAYS = 15;
 /** Ads performance: "within one month", which the platform counts as 31 days with both ends. */
@@ -50,7 +45,7 @@ const CHANNEL_WORDS: readonly [string, RegExp][] = [
  * by the last report date (yesterday), and unix seconds for the conversion report (at most 3 months). Only values the
  * catalogue allows are produced; the caller checks them with validateParams.
  */
-export function buildMarketplaceParams(endpoint: EndpointSpec, question: string, today: Date): MarketplaceParams {
+export function buildMarketplaceParams(endpoint: EndpointSpec, question: string, today: Date): BuiltParams {
   const text = question.toLowerCase();
   const notes: string[] = [];
   const params: Record<string, ParamValue> = {};
@@ -142,17 +137,9 @@ function period(
   maxDays: number,
   limit: string,
 ): { start: number; end: number } {
-  const found = extractDateRange(question, today);
-  const todayDay = Math.floor(today.getTime() / (DAY_SECONDS * 1000));
-  let start = todayDay - DEFAULT_RANGE_DAYS;
-  let end = todayDay - 1;
-  if (found) {
-    start = epochDay(found.start);
-    end = epochDay(found.end);
-    notes.push(`Period "${found.matched}": ${found.start} to ${found.end} (UTC calendar days).`);
-  } else {
-    notes.push(`No period named: the last ${DEFAULT_RANGE_DAYS} complete days (UTC).`);
-  }
+  const days = resolvePeriod(question, today, notes);
+  const end = days.end;
+  let start = days.start;
   if (end - start + 1 > maxDays) {
     start = end - maxDays + 1;
     notes.push(

@@ -5,12 +5,14 @@ import {
   type SearchAdsToken,
 } from '@gateway/platform-grants';
 import { z } from 'zod';
-import { defineRoute, signedIn, type ApiRoute } from '../http/api-route';
-import { AccountIdSchema, InstantSchema } from '../http/api.schemas';
-import { PortalError } from '../http/portal-problem';
-import type { PortalDeps, SearchAdsPortal } from '../portal.deps';
-import { ConnectionSchema, requireConnectionRoom, toConnection } from './connections.routes';
+import type { ProviderId } from '@gateway/store';
+import { defineRoute, signedIn, type ApiRoute } from '../../http/api-route';
+import { AccountIdSchema, InstantSchema } from '../../http/api.schemas';
+import { PortalError } from '../../http/portal-problem';
+import type { PortalDeps } from '../../portal.deps';
+import { ConnectionSchema, requireConnectionRoom, toConnection } from '../connections.routes';
 import type { PendingKeySecrets } from './search-ads-key.store';
+import type { SearchAdsPortal } from './search-ads.flow';
 
 /**
  * search-ads connects without a redirect (docs/portal.md, "search-ads"): the portal makes an EC P-256 key pair and
@@ -19,7 +21,10 @@ import type { PendingKeySecrets } from './search-ads-key.store';
  * the chosen organization becomes one connection. The private key never leaves the portal: it is sealed at rest
  * (pending keys, then the connection's credentials) and is in no answer and no log.
  */
-const PROVIDER = 'search-ads';
+export const SEARCH_ADS: ProviderId = 'search-ads';
+const PROVIDER = SEARCH_ADS;
+/** The first step; the generic grant route names it when asked for an authorization page of search-ads. */
+export const SEARCH_ADS_KEYS_PATH = '/api/connections/search-ads/keys';
 /** A stored token closer than this to its expiry is minted again before it becomes a connection's. */
 const TOKEN_REUSE_MARGIN_MS = 10 * 60 * 1000;
 
@@ -44,14 +49,9 @@ const OrgSchema = z
   })
   .meta({ id: 'SearchAdsOrg' });
 
-export function searchAdsRoutes(deps: PortalDeps): ApiRoute[] {
-  const searchAds = (): SearchAdsPortal => {
-    if (deps.searchAds === undefined) throw new PortalError('grant_not_supported', `provider ${PROVIDER}`);
-    return deps.searchAds;
-  };
-
+export function searchAdsRoutes(deps: PortalDeps, flow: SearchAdsPortal): ApiRoute[] {
   const pendingOf = async (customerId: string, pendingId: string) => {
-    const pending = await searchAds().keys.find(customerId, pendingId);
+    const pending = await flow.keys.find(customerId, pendingId);
     if (pending === null) {
       throw new PortalError('not_found', 'no such pending key (it expired or was used): generate a new key');
     }
@@ -69,7 +69,7 @@ export function searchAdsRoutes(deps: PortalDeps): ApiRoute[] {
 
   const mint = async (user: SearchAdsApiUser): Promise<SearchAdsToken> => {
     try {
-      return await searchAds().grant.mintToken(user);
+      return await flow.grant.mintToken(user);
     } catch (error) {
       throw portalErrorOf(error);
     }
@@ -78,7 +78,7 @@ export function searchAdsRoutes(deps: PortalDeps): ApiRoute[] {
   return [
     defineRoute({
       method: 'post',
-      path: '/api/connections/search-ads/keys',
+      path: SEARCH_ADS_KEYS_PATH,
       operationId: 'createSearchAdsKey',
       summary:
         'Starts connecting search-ads: makes a key pair and answers its public key, to register as an API user on ' +
@@ -98,7 +98,6 @@ export function searchAdsRoutes(deps: PortalDeps): ApiRoute[] {
       errors: ['connection_limit_reached', 'provider_not_in_plan', 'grant_not_supported', 'not_found'],
       handler: async (ctx) => {
         const { customerId } = signedIn(ctx);
-        const flow = searchAds();
         const accountId = ctx.body.account_id ?? null;
         if (accountId === null) {
           const plan = await requireConnectionRoom(deps, customerId);
@@ -141,7 +140,6 @@ export function searchAdsRoutes(deps: PortalDeps): ApiRoute[] {
       errors: ['not_found', 'api_user_refused', 'grant_failed', 'grant_not_supported'],
       handler: async (ctx) => {
         const { customerId } = signedIn(ctx);
-        const flow = searchAds();
         const pending = await pendingOf(customerId, ctx.body.pending_id);
         const user: SearchAdsApiUser = {
           clientId: ctx.body.client_id,
@@ -211,7 +209,6 @@ export function searchAdsRoutes(deps: PortalDeps): ApiRoute[] {
       ],
       handler: async (ctx) => {
         const { customerId } = signedIn(ctx);
-        const flow = searchAds();
         const pending = await pendingOf(customerId, ctx.body.pending_id);
         const apiUser = pending.secrets.api_user;
         if (apiUser === undefined) {

@@ -24,16 +24,18 @@ export function marketplaceAppOf(question: string): ProviderId | undefined {
 }
 
 /**
- * Keeps the ranking to the app the wording names when the candidates hold endpoints of several marketplace apps:
- * endpoints of the other two apps are dropped (other providers keep their places). Unchanged when the wording names
- * no app or no endpoint of that app matched.
+ * Keeps the ranking to `app` when the wording names it and the candidates hold endpoints of several marketplace
+ * apps: endpoints of the other two apps are dropped (other providers keep their places). Unchanged when the wording
+ * names another app or none, or no endpoint of `app` matched.
  */
 export function preferMarketplaceApp<T extends { provider: ProviderId }>(
+  app: ProviderId,
   question: string,
   ranked: readonly { endpoint: T; score: number }[],
 ): { endpoint: T; score: number }[] {
-  const app = marketplaceAppOf(question);
-  if (!app || !ranked.some((entry) => entry.endpoint.provider === app)) return [...ranked];
+  if (marketplaceAppOf(question) !== app || !ranked.some((entry) => entry.endpoint.provider === app)) {
+    return [...ranked];
+  }
   return ranked.filter(
     (entry) => entry.endpoint.provider === app || !MARKETPLACE_APPS.includes(entry.endpoint.provider),
   );

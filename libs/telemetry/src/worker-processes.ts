@@ -1,0 +1,62 @@
+import cluster, { type Worker } from 'node:cluster';
+import { serveClusterMetrics } from './cluster-metrics';
+import type { Logger } from './logger';
+
+export interface WorkerProcessesOptions {
+  workers: number;
+  logger: Logger;
+  /** How long the workers get to drain after SIGTERM before they are killed; default 30 s. */
+  graceMs?: number;
+  /** More unplanned worker exits than this within a minute end the primary (the orchestrator restarts the pod). */
+  maxRestartsPerMinute?: number;
+}
+
+/**
+ * The primary of a service run as several worker processes (node:cluster) sharing one listening socket, so one pod
+ * uses every core it has: forks the workers, replaces one that dies, answers their metrics requests with the sum of
+ * all (clusterMetricsHandler), and on SIGTERM or SIGINT passes the signal on and exits once every worker has drained.
+ */
+export function runWorkerProcesses(options: WorkerProcessesOptions): void {
+  const { logger, workers } = options;
+  const graceMs = options.graceMs ?? 30_000;
+  const maxRestarts = options.maxRestartsPerMinute ?? 5;
+  const restarts: number[] = [];
+  let stopping = false;
+
+  serveClusterMetrics();
+  const fork = (): Worker => cluster.fork();
+  cluster.on('exit', (worker, code, signal) => {
+    if (stopping) {
+      if (Object.keys(cluster.workers ?? {}).length === 0) {
+        logger.info('stopped');
+        process.exit(0);
+      }
+      return;
+    }
+    const now = Date.now();
+    restarts.push(now);
+    while (restarts.length > 0 && restarts[0]! < now - 60_000) restarts.shift();
+    logger.error({ pid: worker.process.pid, code, signal }, 'worker process ended; starting another');
+    if (restarts.length > maxRestarts) {
+      logger.error({ restarts: restarts.length }, 'workers keep ending; the primary stops');
+      process.exit(1);
+    }
+    setTimeout(fork, 500).unref();
+  });
+
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal, workers: Object.keys(cluster.workers ?? {}).length }, 'shutting down');
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
+    setTimeout(() => {
+      for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL');
+      process.exit(1);
+    }, graceMs + 5_000).unref();
+  };
+  process.on('SIGTERM', onSignal);
+  process.on('SIGINT', onSignal);
+
+  logger.info({ workers }, 'starting worker processes');
+  for (let i = 0; i < workers; i++) fork();
+}
