@@ -38,9 +38,10 @@ export const ConfigSchema = z.object({
   USAGE_FLUSH_MS: durationMsFromEnv(5000),
   /**
    * How old the figures of a customer's other keys may get before an owner reads them again (in the background)
-   * for the quota it reports on every answer; /v1/me and check_quota read them at once.
+   * for the quota it reports on every answer; /v1/me and check_quota read them at once. The other owners write
+   * their counts every USAGE_FLUSH_MS, so reading more often than that finds nothing new.
    */
-  CUSTOMER_MONTH_REFRESH_MS: durationMsFromEnv(1000),
+  CUSTOMER_MONTH_REFRESH_MS: durationMsFromEnv(5000),
   /** How long an unknown key hash is remembered before MongoDB is asked again. */
   NEGATIVE_CACHE_MS: durationMsFromEnv(5000),
   /** Known keys are re-read in the background after 75-100 % of this (spread per key), behind key_changed messages. */

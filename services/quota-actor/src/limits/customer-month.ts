@@ -107,8 +107,12 @@ export class CustomerMonth {
     const readAtMs = Date.now();
     const keyIds = await this.keyIdsOf(customerId, readAtMs);
     const usage = this.connection.db!.collection<UsageFields>('monthly_usage');
-    // One `_id` lookup per key: the query FerretDB answers from its index (natural-ids.ts in @gateway/store).
-    const docs = await Promise.all(keyIds.map((keyId) => usage.findOne({ _id: monthlyUsageId(keyId, month) })));
+    // One query for all the customer's keys, by `_id` (FerretDB answers `_id` filters from its index,
+    // natural-ids.ts in @gateway/store): a lookup per key cost a round trip and a database request per key.
+    const docs =
+      keyIds.length === 0
+        ? []
+        : await usage.find({ _id: { $in: keyIds.map((keyId) => monthlyUsageId(keyId, month)) } }).toArray();
     const keys = new Map<string, KeyShare>();
     for (const doc of docs) {
       if (!doc) continue;
