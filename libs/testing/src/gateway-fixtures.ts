@@ -43,7 +43,8 @@ export class GatewayFixtures {
     const cipher = CredentialCipher.fromEnv(cluster.secrets.credentialsKeys, cluster.secrets.credentialsActiveKeyId);
     const store = await openStore(mongoUri, { cipher });
     await store.plans.seedDefaultPlans();
-    const nc = await connect({ servers: natsUrl });
+    // Like the services, the fixtures outlive any NATS outage (the client's default gives up after about 20 s).
+    const nc = await connect({ servers: natsUrl, maxReconnectAttempts: -1 });
     const decisions = new DecisionClient(nc, {
       partitions: Number(cluster.sharedEnv.PARTITIONS),
       subjectPrefix: cluster.sharedEnv.SUBJECT_PREFIX!,
