@@ -54,9 +54,10 @@ export function createGatewayHandler(deps: GatewayDeps) {
     if (target.kind === 'deprecations') return sendDeprecations(req, res, requestId);
     if (target.kind === 'deprecation_page') return sendDeprecationPage(req, res, requestId, target);
     // Every answer on a retiring API version's path says so, a refusal by the gateway as much as the platform's.
+    // No array per request: the headers object is shared and empty for every provider that retires nothing.
     if (target.kind === 'provider') {
-      for (const [name, value] of Object.entries(lifecycleHeaders(target.provider, target.path)))
-        res.setHeader(name, value);
+      const lifecycle = lifecycleHeaders(target.provider, target.path);
+      for (const name in lifecycle) res.setHeader(name, lifecycle[name]!);
     }
 
     const apiKey = req.headers['x-api-key'];
