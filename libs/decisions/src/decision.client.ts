@@ -21,7 +21,7 @@ import {
 } from './partitions';
 import { RefusalHold } from './refusal-hold';
 import { NoRespondersError, ReplyInbox, ReplyTimeoutError } from './reply-inbox';
-import type { DecisionRequest, Verdict } from './verdict';
+import type { DecisionRequest, Reject, Verdict } from './verdict';
 
 export interface DecisionClientOptions {
   partitions?: number;
@@ -92,6 +92,16 @@ export class DecisionClient {
         callback: (_error, msg) => hold.forget(new TextDecoder().decode(msg.data)),
       });
     }
+  }
+
+  /**
+   * The refusal a hold repeats for this request now, without asking the owner; undefined when nothing is held (then
+   * ask with decide). Synchronous, so a caller answers a held refusal in the same turn, without a promise.
+   */
+  heldRefusal(request: DecisionRequest): Reject | undefined {
+    const held = this.hold?.refusalFor(request, Date.now());
+    if (held) this.onHeldRefusal?.(held);
+    return held;
   }
 
   decide(request: DecisionRequest): Promise<Verdict> {

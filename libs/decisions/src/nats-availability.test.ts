@@ -1,4 +1,4 @@
-import type { DecisionRequest, Verdict } from './verdict';
+import type { DecisionRequest, Reject, Verdict } from './verdict';
 import { freePort, toolsBinDir } from '@gateway/testing';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -8,6 +8,7 @@ import { failFastWhileDisconnected, NATS_UNAVAILABLE } from './nats-availability
 
 const ADMIT = { ok: true } as unknown as Verdict;
 const REQUEST = { keyHash: 'f'.repeat(64) } as unknown as DecisionRequest;
+const HELD: Reject = { ok: false, code: 'rate_limited', holdMs: 500 };
 
 function natsServerBinary(): string {
   const found = [process.env.NATS_SERVER_BIN, '/usr/sbin/nats-server', join(toolsBinDir(), 'nats-server')].find(
@@ -62,12 +63,14 @@ describe('decisions while NATS is away (edge-auth, mcp-server)', () => {
           asked.push(request);
           return Promise.resolve(ADMIT);
         },
+        heldRefusal: () => HELD,
         refund: async () => undefined,
         refundSuggestion: async () => undefined,
       },
       nc,
     );
     expect(await decisions.decide(REQUEST)).toBe(ADMIT);
+    expect(decisions.heldRefusal(REQUEST)).toBe(HELD);
 
     server.kill('SIGKILL');
     await until(async () => (await decisions.decide(REQUEST)) === NATS_UNAVAILABLE, 'the outage to be seen');
@@ -78,6 +81,8 @@ describe('decisions while NATS is away (edge-auth, mcp-server)', () => {
     );
     expect(Date.now() - started).toBeLessThan(50);
     expect(asked).toHaveLength(before);
+    // Nothing is refused from a hold while the owner cannot be heard: the request gets the outage's 503 instead.
+    expect(decisions.heldRefusal(REQUEST)).toBeUndefined();
 
     server = await startServer(port);
     await until(async () => (await decisions.decide(REQUEST)) === ADMIT, 'the reconnect');

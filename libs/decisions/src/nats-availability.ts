@@ -2,7 +2,7 @@ import type { DecisionClient } from './decision.client';
 import type { Verdict } from './verdict';
 import { Events, type NatsConnection } from 'nats';
 
-type Decisions = Pick<DecisionClient, 'decide' | 'refund' | 'refundSuggestion'>;
+type Decisions = Pick<DecisionClient, 'decide' | 'heldRefusal' | 'refund' | 'refundSuggestion'>;
 
 /** What a request gets while NATS is away: the documented 503 (edge-auth and mcp-server add Retry-After). */
 export const NATS_UNAVAILABLE: Verdict = {
@@ -28,6 +28,8 @@ export function failFastWhileDisconnected(decisions: Decisions, nc: NatsConnecti
   return {
     decide: (request) =>
       disconnected || nc.isClosed() ? Promise.resolve(NATS_UNAVAILABLE) : decisions.decide(request),
+    // While NATS is away decide answers 503 as before: a hold repeats the owner's refusals only while it is heard.
+    heldRefusal: (request) => (disconnected || nc.isClosed() ? undefined : decisions.heldRefusal(request)),
     refund: (keyHash, count) => decisions.refund(keyHash, count),
     refundSuggestion: (keyHash) => decisions.refundSuggestion(keyHash),
   };

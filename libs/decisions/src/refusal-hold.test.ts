@@ -102,6 +102,19 @@ describe('RefusalHold', () => {
     expect(later.holdMs).toBe(50_000);
   });
 
+  it('hands out the same rate and quota states while their reset is the same second, new ones once it changes', () => {
+    const hold = new RefusalHold();
+    hold.remember(forward(), quotaExceeded, T0, T0);
+    const first = hold.refusalFor(forward(), T0 + 100)!;
+    const sameSecond = hold.refusalFor(forward(), T0 + 900)!;
+    expect(sameSecond.quota).toBe(first.quota);
+    expect(sameSecond.holdMs).toBe(59_100);
+    const nextSecond = hold.refusalFor(forward(), T0 + 1_100)!;
+    expect(nextSecond.quota).not.toBe(first.quota);
+    expect(nextSecond.quota).toEqual({ ...quotaExceeded.quota, resetSeconds: 86_399 });
+    expect(first.quota).toEqual({ ...quotaExceeded.quota, resetSeconds: 86_400 });
+  });
+
   it('keeps at most maxKeys holds, dropping ended ones first', () => {
     const hold = new RefusalHold(2);
     hold.remember(forward({ keyHash: 'b'.repeat(64) }), rateLimited, T0, T0);

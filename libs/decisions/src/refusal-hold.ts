@@ -1,4 +1,4 @@
-import type { DecisionRequest, Reject } from './verdict';
+import type { DecisionRequest, QuotaState, RateState, Reject } from './verdict';
 
 /** A refusal the owner said it would repeat until `until`, for requests of the same scope. */
 interface Held {
@@ -7,6 +7,9 @@ interface Held {
   receivedAt: number;
   /** The parts of the request the refusal depends on besides the key (see scopeOf). */
   scope: string;
+  /** The last aged rate and quota states handed out: the same objects again while their reset is the same second. */
+  agedRate?: RateState;
+  agedQuota?: QuotaState;
 }
 
 /** The codes an owner decides before anything it could change per request: only these are held. */
@@ -107,7 +110,15 @@ function aged(held: Held, nowMs: number): Reject {
         ? Math.max(1, Math.ceil((held.until - nowMs) / 1000))
         : Math.max(1, shorten(verdict.retryAfterSeconds));
   }
-  if (verdict.rate) refusal.rate = { ...verdict.rate, resetSeconds: shorten(verdict.rate.resetSeconds) };
-  if (verdict.quota) refusal.quota = { ...verdict.quota, resetSeconds: shorten(verdict.quota.resetSeconds) };
+  if (verdict.rate) {
+    const resetSeconds = shorten(verdict.rate.resetSeconds);
+    if (held.agedRate?.resetSeconds !== resetSeconds) held.agedRate = { ...verdict.rate, resetSeconds };
+    refusal.rate = held.agedRate;
+  }
+  if (verdict.quota) {
+    const resetSeconds = shorten(verdict.quota.resetSeconds);
+    if (held.agedQuota?.resetSeconds !== resetSeconds) held.agedQuota = { ...verdict.quota, resetSeconds };
+    refusal.quota = held.agedQuota;
+  }
   return refusal;
 }

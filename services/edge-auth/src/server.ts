@@ -48,13 +48,21 @@ export async function startEdgeAuth(config: Config, logger: Logger): Promise<Edg
     labelNames: ['code'],
   });
 
+  // One labelled series per code, looked up once: prom-client hashes a label object on every inc.
+  const heldSeries = new Map<string, { inc(): void }>();
+  const heldRefusalSeries = (code: string) => {
+    let series = heldSeries.get(code);
+    if (series === undefined) heldSeries.set(code, (series = heldRefusals.labels(code)));
+    return series;
+  };
+
   const nc: NatsConnection = await connectNats(config.NATS_URL, 'edge-auth');
   const decisions = new DecisionClient(nc, {
     partitions: config.PARTITIONS,
     subjectPrefix: config.SUBJECT_PREFIX,
     retryBudgetMs: config.DECISION_BUDGET_MS,
     holdRefusals: config.HOLD_REFUSALS,
-    onHeldRefusal: (verdict) => heldRefusals.inc({ code: verdict.ok ? 'ok' : verdict.code }),
+    onHeldRefusal: (verdict) => heldRefusalSeries(verdict.ok ? 'ok' : verdict.code).inc(),
   });
   const caller: ProviderCaller = createProviderCaller({
     transport: config.PROVIDER_PROXY_TRANSPORT,

@@ -19,7 +19,8 @@ import { hasBody, readCheckedBody } from './request-body';
 import { deprecationPage, deprecationsDocument, lifecycleHeaders } from './version-lifecycle';
 
 export interface GatewayDeps {
-  decisions: Pick<DecisionClient, 'decide' | 'refund'>;
+  /** heldRefusal, when given, answers a refusal the edge holds (RefusalHold) in the request's own turn. */
+  decisions: Pick<DecisionClient, 'decide' | 'refund'> & Partial<Pick<DecisionClient, 'heldRefusal'>>;
   caller: ProviderCaller;
   clientAddress: (socketAddress: string | undefined, forwardedFor?: string) => string;
   upstreamTimeoutMs: number;
@@ -109,7 +110,13 @@ export function createGatewayHandler(deps: GatewayDeps) {
       ...(typeof accountHeader === 'string' ? { accountId: accountHeader } : {}),
       ...(traceparent ? { traceparent } : {}),
     };
-    const decideAndForward = (body: Buffer | undefined) =>
+    const decideAndForward = (body: Buffer | undefined) => {
+      // The refusal path of a key over its rate or quota (issue 17): no promise, no actor, no stage to time.
+      const held = deps.decisions.heldRefusal?.(request);
+      if (held) {
+        annotate(span, requestId, held, target.provider, endpoint?.path);
+        return reject(res, requestId, held, heldLimitHeaders(held));
+      }
       void deps.decisions.decide(request).then((verdict) => {
         deps.stages?.decision((performance.now() - askedAt) / 1000);
         annotate(span, requestId, verdict, target.provider, endpoint?.path);
@@ -123,6 +130,7 @@ export function createGatewayHandler(deps: GatewayDeps) {
         };
         forward(deps, req, res, requestId, keyHash, verdict, call);
       });
+    };
     // The hot path: a GET without a body is decided at once. A body is read and checked first, and only on an
     // allowed call: a refused path never has its body read, and a bad body is never counted.
     if (!allowed || (isGet && !hasBody(req))) return decideAndForward(undefined);
@@ -293,13 +301,40 @@ function annotate(
   });
 }
 
-function reject(res: ServerResponse, requestId: string, verdict: Reject): void {
+function reject(
+  res: ServerResponse,
+  requestId: string,
+  verdict: Reject,
+  headers = rateLimitHeaders(verdict.rate, verdict.quota),
+): void {
   sendProblem(res, verdict.code, requestId, {
-    ...(verdict.detail ? { detail: verdict.detail } : {}),
-    ...(verdict.retryAfterSeconds !== undefined ? { retryAfterSeconds: verdict.retryAfterSeconds } : {}),
-    ...(verdict.code === 'service_unavailable' ? { retryAfterSeconds: 1 } : {}),
-    headers: rateLimitHeaders(verdict.rate, verdict.quota),
+    detail: verdict.detail || undefined,
+    retryAfterSeconds: verdict.code === 'service_unavailable' ? 1 : verdict.retryAfterSeconds,
+    headers,
   });
+}
+
+interface RenderedLimits {
+  rate: Reject['rate'];
+  quota: Reject['quota'];
+  headers: Record<string, string>;
+}
+
+/**
+ * RateLimit fields of held refusals, rendered once per state: a hold hands out the same rate and quota objects until a
+ * second ticks off their reset (RefusalHold), so a key refused thousands of times a second is rendered about once.
+ */
+const renderedLimits = new WeakMap<object, RenderedLimits>();
+
+function heldLimitHeaders(verdict: Reject): Record<string, string> {
+  const anchor = verdict.rate ?? verdict.quota;
+  if (anchor === undefined) return rateLimitHeaders(undefined, undefined);
+  const rendered = renderedLimits.get(anchor);
+  if (rendered !== undefined && rendered.rate === verdict.rate && rendered.quota === verdict.quota)
+    return rendered.headers;
+  const headers = rateLimitHeaders(verdict.rate, verdict.quota);
+  renderedLimits.set(anchor, { rate: verdict.rate, quota: verdict.quota, headers });
+  return headers;
 }
 
 function limitHeaders(verdict: Extract<Verdict, { ok: true }>): Record<string, string> {
