@@ -227,7 +227,10 @@ function targetsMarkdown(section: GatewaySection, kept: GatewaySection['transpor
   if (section.cpuVsNginx !== undefined) {
     lines.push(
       `- gateway CPU per answer (all gateway processes, sandbox left out) <= 3x nginx's: ` +
-        `${n(section.cpuVsNginx, 2)}x -> ${met(section.targetsMet.cpuVsNginx)}`,
+        `${n(section.cpuVsNginx, 2)}x -> ${met(section.targetsMet.cpuVsNginx)}` +
+        (section.cpuVsNginxWithoutDatabase === undefined
+          ? ''
+          : ` (${n(section.cpuVsNginxWithoutDatabase, 2)}x without FerretDB, the MongoDB stand-in)`),
     );
   }
   if (section.refusal) {
@@ -251,7 +254,7 @@ function refusalMarkdown(section: GatewaySection): string[] {
     '',
     '### 2b. Refusal path',
     '',
-    `${n(refusal.keys)} keys of one customer on a plan of 1 request per second (burst 1), hammered with the same wrk ` +
+    `${n(refusal.keys)} keys of one customer on a metered plan of 1 request per second (burst 1), hammered with the same wrk ` +
       'settings as above: nearly every request is refused. nginx limit_req has the same rate and burst per ' +
       'X-API-Key. gateway-refusal is the edge as shipped (refusals held at the edge while the quota-actor says they ' +
       'hold), one process; gateway-refusal-workers the same edge with WORKERS set to the cores, as nginx runs ' +
@@ -281,6 +284,18 @@ function refusalMarkdown(section: GatewaySection): string[] {
     `gateway / nginx 429s per second: ${n(refusal.refusedVsNginxWorkers ?? Number.NaN, 3)}x held with ` +
       `WORKERS=${refusal.workers ?? '-'}, ${n(refusal.refusedVsNginx, 3)}x held in one process, ` +
       `${n(refusal.refusedVsNginxWithoutHold, 3)}x without holds -> ${met(refusal.met)} (target 0.5x, workers row).`,
+    ...(refusal.ceiling
+      ? [
+          '',
+          `Ceiling: a bare node:http server answering a small JSON, with no key and no check, measured between the same ` +
+            `runs, answered ${n(refusal.ceiling.answersPerSecond)} requests per second ` +
+            `(${n(refusal.ceiling.cpuMicros)} µs of server CPU each): ${n(refusal.ceiling.vsNginx, 3)}x nginx's 429s. ` +
+            `No edge built on node:http can refuse faster than that here; the edge reached ` +
+            `${n(refusal.refusedVsNginx / refusal.ceiling.vsNginx, 2)} of it in one process and ` +
+            `${n((refusal.refusedVsNginxWorkers ?? Number.NaN) / refusal.ceiling.vsNginx, 2)} with ` +
+            `WORKERS=${refusal.workers ?? '-'}.`,
+        ]
+      : []),
   ];
 }
 
