@@ -143,7 +143,9 @@ async function main(): Promise<void> {
     env = await BenchEnvironment.start({ loadKeys, monthlyQuota: settings.accuracy.monthlyQuota, profileDir, log });
     report.environment = {
       NATS: env.nats.started ? `nats-server started for this run (${env.nats.url})` : `NATS_URL ${env.nats.url}`,
-      'MongoDB-wire server': env.mongo.started ? 'FerretDB 1.24 (SQLite) started for this run' : 'MONGODB_URI',
+      'MongoDB-wire server': env.mongo.started
+        ? `FerretDB 1.24 (${env.mongo.backend === 'postgresql' ? 'PostgreSQL backend' : 'SQLite'}) started for this run`
+        : 'MONGODB_URI',
       'Gateway processes':
         'platform-sandbox, provider-proxy, 1 quota-actor for the gateway runs (a second one joins for the accuracy ' +
         'runs, one of the two is killed there, the survivor serves the limiter runs), edge-auth per gRPC transport ' +
@@ -228,10 +230,11 @@ async function main(): Promise<void> {
   report.notes.push(
     'FerretDB’s CPU in the tables is mostly the quota-actor’s usage flush: every USAGE_FLUSH_MS (5 s) the node reads ' +
       'its keys’ epochs once and writes one document update per key used since the last flush, so the cost follows ' +
-      'the number of active keys, not the request rate. FerretDB’s SQLite backend scans the whole collection on ' +
-      'every update (docs/benchmarks.md, "FerretDB in the figures": 2.9 ms of CPU per update at 300 documents, ' +
-      '17.8 ms at 3,000), so its share grows as the runs fill the collections; MongoDB updates by _id through its ' +
-      'index.',
+      'the number of active keys, not the request rate. The run uses FerretDB’s PostgreSQL backend when a ' +
+      'PostgreSQL answers (BENCH_FERRETDB_POSTGRESQL_URL; `none` for SQLite): FerretDB’s SQLite backend scans the ' +
+      'whole collection on every update (docs/benchmarks.md, "FerretDB in the figures": 2.9 ms of CPU per update at ' +
+      '300 documents, 17.8 ms at 3,000), so there its share grows as the runs fill the collections; MongoDB and ' +
+      'FerretDB on PostgreSQL update by _id through the index.',
   );
   const gubernatorVersion =
     report.limiter && 'rows' in report.limiter && 'version' in report.limiter.gubernator

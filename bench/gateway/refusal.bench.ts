@@ -38,8 +38,8 @@ export interface RefusalSection {
   /** The same without held refusals: what the refusal path costs when every refusal asks the quota-actor. */
   refusedVsNginxWithoutHold: number;
   /**
-   * A bare node:http server answering a small JSON (no key, no check), measured between the same runs: the most any
-   * edge built on node:http could answer here, as a ratio to nginx-refusal's 429s.
+   * A bare node:http server in one process answering a small JSON (no key, no check), measured between the same runs:
+   * the most a one-process edge built on node:http could answer here, as a ratio to nginx-refusal's 429s.
    */
   ceiling?: { answersPerSecond: number; vsNginx: number; cpuMicros: number };
   met: boolean;

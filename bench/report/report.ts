@@ -4,7 +4,7 @@ import type { GatewaySection } from '../gateway/gateway.bench';
 import { formatCpu } from '../lib/cpu-meter';
 import type { StageFigures } from '../lib/edge-stages';
 import type { MachineInfo } from '../lib/machine';
-import type { LimiterSection, LimiterTargetFigures } from '../limiter/limiter.bench';
+import { LIMITER_TARGET_RATIO, type LimiterSection, type LimiterTargetFigures } from '../limiter/limiter.bench';
 import type { ProfileSummary } from './cpu-profile';
 
 export interface BenchReport {
@@ -101,7 +101,8 @@ function limiterMarkdown(section: LimiterSection): string[] {
   }
   lines.push(
     '',
-    'Target: at least Gubernator’s throughput at no worse p99, judged on the forward verdict (the decision the ' +
+    `Target (issue 17): at least ${LIMITER_TARGET_RATIO}x Gubernator’s throughput at no worse p99, at every ` +
+      'concurrency, judged on the forward verdict (the decision the ' +
       'gateway really asks for); the rate-only row decides what Gubernator decides and shows what the rest costs.',
     '',
   );
@@ -287,13 +288,11 @@ function refusalMarkdown(section: GatewaySection): string[] {
     ...(refusal.ceiling
       ? [
           '',
-          `Ceiling: a bare node:http server answering a small JSON, with no key and no check, measured between the same ` +
-            `runs, answered ${n(refusal.ceiling.answersPerSecond)} requests per second ` +
+          `Ceiling: a bare node:http server in one process answering a small JSON, with no key and no check, ` +
+            `measured between the same runs, answered ${n(refusal.ceiling.answersPerSecond)} requests per second ` +
             `(${n(refusal.ceiling.cpuMicros)} µs of server CPU each): ${n(refusal.ceiling.vsNginx, 3)}x nginx's 429s. ` +
-            `No edge built on node:http can refuse faster than that here; the edge reached ` +
-            `${n(refusal.refusedVsNginx / refusal.ceiling.vsNginx, 2)} of it in one process and ` +
-            `${n((refusal.refusedVsNginxWorkers ?? Number.NaN) / refusal.ceiling.vsNginx, 2)} with ` +
-            `WORKERS=${refusal.workers ?? '-'}.`,
+            `No one-process edge built on node:http can refuse faster than that here; gateway-refusal (one process) ` +
+            `reached ${n(refusal.refusedVsNginx / refusal.ceiling.vsNginx, 2)} of it.`,
         ]
       : []),
   ];

@@ -11,6 +11,7 @@ import {
   type RunningService,
 } from '@gateway/testing';
 import { DEFAULT_PLANS, type PlanName } from '@gateway/store';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 
 /** One seeded key: the secret goes in X-API-Key, the hash is what the actor and DecisionClient see. */
@@ -78,7 +79,7 @@ export class BenchEnvironment {
     // A nats-server of our own unless NATS_URL names one: other people's tests share 127.0.0.1:4222 and their
     // traffic would be measured with ours. ensureNats starts a server when nothing answers on defaultUrl.
     const nats = await ensureNats({ defaultUrl: `nats://127.0.0.1:${await freePort()}`, log });
-    const mongo = await ensureMongo({ log }).catch(async (error: unknown) => {
+    const mongo = await benchMongo(log).catch(async (error: unknown) => {
       await nats.stop();
       throw error;
     });
@@ -265,6 +266,42 @@ export class BenchEnvironment {
     await this.mongo.stop().catch(() => undefined);
     await this.nats.stop().catch(() => undefined);
   }
+}
+
+/** The machine's PostgreSQL, as its local superuser (BENCH_FERRETDB_POSTGRESQL_URL names another; `none`: SQLite). */
+const LOCAL_POSTGRESQL = 'postgres://postgres@127.0.0.1:5432/postgres';
+
+/**
+ * FerretDB on PostgreSQL when one answers, else on SQLite files. On SQLite every update scans its collection, so the
+ * quota-actors' usage flush grows with the keys the runs have used and takes CPU from the gateway processes being
+ * measured (docs/benchmarks.md, "FerretDB in the figures"); on PostgreSQL updates by `_id` use the index, as MongoDB's.
+ */
+async function benchMongo(log: (message: string) => void): Promise<MongoHandle> {
+  const configured = process.env.BENCH_FERRETDB_POSTGRESQL_URL;
+  const postgresqlUrl = configured === 'none' ? undefined : (configured ?? LOCAL_POSTGRESQL);
+  if (postgresqlUrl === undefined || process.env.MONGODB_URI) return ensureMongo({ log });
+  const { hostname, port } = new URL(postgresqlUrl);
+  if (!(await listens(hostname, Number(port || 5432)))) {
+    log(`mongodb: no PostgreSQL answers on ${hostname}:${port || 5432}; FerretDB on SQLite`);
+    return ensureMongo({ log });
+  }
+  return ensureMongo({ log, postgresqlUrl, startTimeoutMs: 15_000 }).catch((error: unknown) => {
+    log(`mongodb: ${error instanceof Error ? error.message : String(error)}; FerretDB on SQLite instead`);
+    return ensureMongo({ log });
+  });
+}
+
+function listens(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port, timeout: 1_000 });
+    const done = (answer: boolean) => {
+      socket.destroy();
+      resolve(answer);
+    };
+    socket.once('connect', () => done(true));
+    socket.once('timeout', () => done(false));
+    socket.once('error', () => done(false));
+  });
 }
 
 function withQueryOption(uri: string, name: string, value: string): string {

@@ -1,3 +1,4 @@
+import mongoose from 'mongoose';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,6 +8,8 @@ import { ensureMongo, pingMongo, type MongoHandle } from './mongo.infra';
 import { findOnPath, toolsBinDir } from './repo-paths';
 
 jest.setTimeout(60_000);
+
+const LOCAL_POSTGRESQL = 'postgres://postgres@127.0.0.1:5432/postgres';
 
 const hasFerretdb = findOnPath('ferretdb', { PATH: toolsBinDir() }) !== undefined;
 
@@ -53,6 +56,33 @@ describe('ensureMongo', () => {
       expect(attached).toMatchObject({ uri: started.uri, started: false });
       await attached.stop();
       await expect(pingMongo(started.uri)).resolves.toEqual({ ok: true });
+    });
+
+    it('runs FerretDB on PostgreSQL when given one, and says so when PostgreSQL cannot be used', async () => {
+      // The machine's PostgreSQL (every machine of this kind runs one on 5432), as its local superuser.
+      const onPostgres = await ensureMongo({ env: toolsEnv(), postgresqlUrl: LOCAL_POSTGRESQL });
+      try {
+        expect(onPostgres).toMatchObject({ started: true, backend: 'postgresql' });
+        const client = new mongoose.mongo.MongoClient(onPostgres.uri);
+        const db = client.db(`mongo_infra_${process.pid}_${Date.now()}`);
+        try {
+          await db.collection('docs').insertOne({ _id: 'a', n: 1 } as never);
+          await db.collection('docs').updateOne({ _id: 'a' } as never, { $inc: { n: 1 } });
+          expect(await db.collection('docs').findOne({ _id: 'a' } as never)).toEqual({ _id: 'a', n: 2 });
+        } finally {
+          await db.dropDatabase();
+          await client.close();
+        }
+      } finally {
+        await onPostgres.stop();
+      }
+
+      const unusable = `postgres://postgres@127.0.0.1:${await freePort()}/postgres`;
+      const error = await ensureMongo({ env: toolsEnv(), postgresqlUrl: unusable, startTimeoutMs: 10_000 }).catch(
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(InfraUnavailableError);
+      expect((error as Error).message).toContain(`FerretDB could not use PostgreSQL at ${unusable}`);
     });
 
     it('stops the FerretDB it started and keeps a data directory it was given', async () => {

@@ -24,6 +24,12 @@ export interface EnsureMongoOptions {
   startTimeoutMs?: number;
   /** Progress messages (what was found, built, started). */
   log?: (message: string) => void;
+  /**
+   * FerretDB's PostgreSQL backend on this database (postgres://user@host:port/db) instead of SQLite files. FerretDB
+   * 1.24's SQLite backend scans the whole collection on every update; on PostgreSQL an update by `_id` goes through
+   * the index, as on MongoDB (docs/benchmarks.md, "FerretDB in the figures"). Each MongoDB database is a schema there.
+   */
+  postgresqlUrl?: string;
 }
 
 export interface MongoHandle {
@@ -31,6 +37,8 @@ export interface MongoHandle {
   uri: string;
   /** True when this call started FerretDB; only then does stop() end it. */
   started: boolean;
+  /** The backend of a FerretDB this call started. */
+  backend?: 'sqlite' | 'postgresql';
   stop(): Promise<void>;
 }
 
@@ -96,12 +104,37 @@ export async function ensureMongo(options: EnsureMongoOptions = {}): Promise<Mon
   const ownsDataDir = !options.dataDir;
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'gateway-ferretdb-')));
   await mkdir(dataDir, { recursive: true });
+  const backendArgs = options.postgresqlUrl
+    ? ['--handler=postgresql', `--postgresql-url=${options.postgresqlUrl}`]
+    : ['--handler=sqlite', `--sqlite-url=file:${dataDir}/`];
   try {
-    const { uri, child } = await startFerretdb(binary, dataDir, options.startTimeoutMs ?? 30_000);
-    log(`mongodb: started FerretDB (pid ${child.pid}) on ${uri}, SQLite files in ${dataDir}`);
+    const postgresqlUrl = options.postgresqlUrl;
+    const unusablePostgresql = (error: unknown) =>
+      new InfraUnavailableError(
+        'mongodb',
+        `FerretDB could not use PostgreSQL at ${redactUri(postgresqlUrl ?? '')}: ${errorText(error)}`,
+        { cause: error },
+      );
+    const { uri, child } = await startFerretdb(binary, dataDir, backendArgs, options.startTimeoutMs ?? 30_000).catch(
+      (error: unknown) => {
+        throw postgresqlUrl ? unusablePostgresql(error) : error;
+      },
+    );
+    if (postgresqlUrl) {
+      // A ping does not reach PostgreSQL; listing the databases does.
+      const reached = await listDatabases(uri);
+      if (!reached.ok) {
+        await stopChild(child, 'SIGTERM', 10_000);
+        throw unusablePostgresql(reached.error);
+      }
+      log(`mongodb: started FerretDB (pid ${child.pid}) on ${uri}, PostgreSQL backend ${redactUri(postgresqlUrl)}`);
+    } else {
+      log(`mongodb: started FerretDB (pid ${child.pid}) on ${uri}, SQLite files in ${dataDir}`);
+    }
     return {
       uri,
       started: true,
+      backend: postgresqlUrl ? 'postgresql' : 'sqlite',
       stop: async () => {
         await stopChild(child, 'SIGTERM', 10_000);
         if (ownsDataDir) await rm(dataDir, { recursive: true, force: true });
@@ -141,7 +174,20 @@ async function installFerretdb(env: NodeJS.ProcessEnv, log: (message: string) =>
   );
 }
 
-async function startFerretdb(binary: string, dataDir: string, timeoutMs: number) {
+async function listDatabases(uri: string): Promise<{ ok: true } | { ok: false; error: unknown }> {
+  const client = new mongoose.mongo.MongoClient(uri, { serverSelectionTimeoutMS: 5_000, connectTimeoutMS: 5_000 });
+  try {
+    await client.connect();
+    await client.db('admin').command({ listDatabases: 1, nameOnly: true });
+    return { ok: true };
+  } catch (error) {
+    return { ok: false, error };
+  } finally {
+    await client.close().catch(() => undefined);
+  }
+}
+
+async function startFerretdb(binary: string, dataDir: string, backendArgs: string[], timeoutMs: number) {
   for (let attempt = 1; ; attempt++) {
     const port = await freePort();
     const uri = `mongodb://127.0.0.1:${port}/`;
@@ -149,8 +195,7 @@ async function startFerretdb(binary: string, dataDir: string, timeoutMs: number)
     const child = spawn(
       binary,
       [
-        '--handler=sqlite',
-        `--sqlite-url=file:${dataDir}/`,
+        ...backendArgs,
         `--state-dir=${dataDir}`,
         `--listen-addr=127.0.0.1:${port}`,
         // The default debug port 8088 is often taken and FerretDB refuses to start then; nobody reads it here.
