@@ -82,14 +82,18 @@ async function ownerOf(env: BenchEnvironment, key: BenchKey): Promise<{ nodeId: 
   const nc = await connect({ servers: env.nats.url });
   try {
     const kv = await nc.jetstream().views.kv(env.cluster.sharedEnv.LEASE_BUCKET!);
-    const entry = await kv.get(`p${partition}`);
-    const lease =
-      entry?.operation === 'PUT' ? (JSON.parse(entry.string()) as { owner: string; released?: unknown }) : null;
-    const owner = lease && !lease.released ? lease.owner : '';
-    // Actors are started in the order of their ids (bench-actor-3 replaces the one the first crash run killed).
-    const index = ['bench-actor-1', 'bench-actor-2', 'bench-actor-3'].indexOf(owner);
-    if (index < 0 || !env.cluster.actors[index]) throw new Error(`partition ${partition} is held by "${owner}"`);
-    return { nodeId: owner, actor: env.cluster.actors[index]! };
+    // A partition handed over between two nodes has a released lease for a moment: wait for its new owner.
+    for (let attempt = 1; ; attempt++) {
+      const entry = await kv.get(`p${partition}`);
+      const lease =
+        entry?.operation === 'PUT' ? (JSON.parse(entry.string()) as { owner: string; released?: unknown }) : null;
+      const owner = lease && !lease.released ? lease.owner : '';
+      // Actors are started in the order of their ids (bench-actor-3 replaces the one the first crash run killed).
+      const index = ['bench-actor-1', 'bench-actor-2', 'bench-actor-3'].indexOf(owner);
+      if (index >= 0 && env.cluster.actors[index]) return { nodeId: owner, actor: env.cluster.actors[index]! };
+      if (attempt >= 50) throw new Error(`partition ${partition} is held by "${owner}" after 10 s`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
   } finally {
     await nc.close();
   }
