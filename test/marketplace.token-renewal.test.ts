@@ -201,7 +201,9 @@ describe('marketplace token renewal', () => {
   it('loses a grant under repeated kill -9 of a replica only when the kill fell between a refresh and its store', async () => {
     const { secret, connections } = await connect(3);
     const { lastSeq } = await fixtures.sandboxRequests();
-    const kills: number[] = [];
+    // Each kill spans from just before the signal to the replica's exit: a refresh the dying replica sent in between
+    // reaches the platform after the signal was decided on, and is as fatal as one received just before.
+    const kills: { sentAt: number; deadAt: number }[] = [];
     let loading = true;
     const worker = async (edge: string, connection: Connection) => {
       while (loading) await read(edge, secret, connection);
@@ -209,8 +211,9 @@ describe('marketplace token renewal', () => {
     const load = Promise.all(connections.flatMap((c) => [worker(edgeA, c), worker(edgeB, c)]));
     for (let round = 0; round < 5; round++) {
       await new Promise((resolve) => setTimeout(resolve, 1_000 + Math.floor(Math.random() * 1_500)));
-      kills.push(Date.now());
+      const sentAt = Date.now();
       await proxyB.kill9();
+      kills.push({ sentAt, deadAt: Date.now() });
       proxyB = await cluster.startProxy({ GRPC_PORT: String(proxyBPort) });
     }
     // The load outlives the last kill by one access-token lifetime, so every grant meets a renewal after it.
@@ -240,7 +243,7 @@ describe('marketplace token renewal', () => {
       expect(stored?.status).toBe('needs_regrant');
       const refreshes = refreshesOf(log, connection);
       const fatal = refreshes.find((r) =>
-        kills.some((kill) => Date.parse(r.time) <= kill && kill - Date.parse(r.time) < KILL_WINDOW_MS),
+        kills.some((kill) => Date.parse(r.time) <= kill.deadAt && kill.sentAt - Date.parse(r.time) < KILL_WINDOW_MS),
       );
       expect({ account: connection.accountId, diedInAKillWindow: fatal !== undefined }).toEqual({
         account: connection.accountId,
