@@ -48,6 +48,7 @@ async function counter(url: string, name: string, labels: Record<string, string>
 
 const actorDecisions = () => counter(cluster.actors[0]!.url, 'gateway_limiter_decisions_total');
 const held = (code: string) => counter(edge, 'gateway_edge_held_refusals_total', { code });
+const decisionWaits = () => counter(edge, 'gateway_edge_stage_duration_seconds_count', { stage: 'decision' });
 
 describe('held refusals at the edge', () => {
   it('refuses a key over its rate itself until its next unit, with the same code and headers', async () => {
@@ -55,6 +56,7 @@ describe('held refusals at the edge', () => {
     const send = () => rawRequest(edge, ADVERTISERS, { headers: { 'X-API-Key': secret } });
     const decisionsBefore = await actorDecisions();
     const heldBefore = await held('rate_limited');
+    const waitsBefore = await decisionWaits();
     const started = Date.now();
     const answers = [];
     // As fast as one client goes, for a few of the key's 1 s holds.
@@ -74,6 +76,8 @@ describe('held refusals at the edge', () => {
     const heldNow = (await held('rate_limited')) - heldBefore;
     expect((await actorDecisions()) - decisionsBefore + heldNow).toBe(answers.length);
     expect(heldNow).toBeGreaterThan(0);
+    // A held refusal waited on no verdict: the decision stage times only the requests the actor decided.
+    expect((await decisionWaits()) - waitsBefore).toBe(answers.length - heldNow);
   });
 
   it('keeps the rate per key (spec 8): another key of the same customer is admitted while one is held', async () => {

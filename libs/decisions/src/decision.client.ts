@@ -107,12 +107,9 @@ export class DecisionClient {
   decide(request: DecisionRequest): Promise<Verdict> {
     const hold = this.hold;
     if (!hold) return this.ask(request);
+    const held = this.heldRefusal(request);
+    if (held) return Promise.resolve(held);
     const sentAt = Date.now();
-    const held = hold.refusalFor(request, sentAt);
-    if (held) {
-      this.onHeldRefusal?.(held);
-      return Promise.resolve(held);
-    }
     return this.ask(request).then((verdict) => {
       if (!verdict.ok) hold.remember(request, verdict, sentAt, Date.now());
       return verdict;

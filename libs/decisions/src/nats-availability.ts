@@ -25,11 +25,11 @@ export function failFastWhileDisconnected(decisions: Decisions, nc: NatsConnecti
       else if (status.type === Events.Reconnect) disconnected = false;
     }
   })();
+  const away = () => disconnected || nc.isClosed();
   return {
-    decide: (request) =>
-      disconnected || nc.isClosed() ? Promise.resolve(NATS_UNAVAILABLE) : decisions.decide(request),
+    decide: (request) => (away() ? Promise.resolve(NATS_UNAVAILABLE) : decisions.decide(request)),
     // While NATS is away decide answers 503 as before: a hold repeats the owner's refusals only while it is heard.
-    heldRefusal: (request) => (disconnected || nc.isClosed() ? undefined : decisions.heldRefusal(request)),
+    heldRefusal: (request) => (away() ? undefined : decisions.heldRefusal(request)),
     refund: (keyHash, count) => decisions.refund(keyHash, count),
     refundSuggestion: (keyHash) => decisions.refundSuggestion(keyHash),
   };

@@ -104,20 +104,22 @@ export async function ensureMongo(options: EnsureMongoOptions = {}): Promise<Mon
   const ownsDataDir = !options.dataDir;
   const dataDir = options.dataDir ?? (await mkdtemp(join(tmpdir(), 'gateway-ferretdb-')));
   await mkdir(dataDir, { recursive: true });
-  const backendArgs = options.postgresqlUrl
-    ? ['--handler=postgresql', `--postgresql-url=${options.postgresqlUrl}`]
+  const postgresqlUrl = options.postgresqlUrl;
+  const backendArgs = postgresqlUrl
+    ? ['--handler=postgresql', `--postgresql-url=${postgresqlUrl}`]
     : ['--handler=sqlite', `--sqlite-url=file:${dataDir}/`];
+  const unusablePostgresql = (url: string, error: unknown) =>
+    new InfraUnavailableError(
+      'mongodb',
+      `FerretDB could not use PostgreSQL at ${redactUri(url)}: ${errorText(error)}`,
+      {
+        cause: error,
+      },
+    );
   try {
-    const postgresqlUrl = options.postgresqlUrl;
-    const unusablePostgresql = (error: unknown) =>
-      new InfraUnavailableError(
-        'mongodb',
-        `FerretDB could not use PostgreSQL at ${redactUri(postgresqlUrl ?? '')}: ${errorText(error)}`,
-        { cause: error },
-      );
     const { uri, child } = await startFerretdb(binary, dataDir, backendArgs, options.startTimeoutMs ?? 30_000).catch(
       (error: unknown) => {
-        throw postgresqlUrl ? unusablePostgresql(error) : error;
+        throw postgresqlUrl ? unusablePostgresql(postgresqlUrl, error) : error;
       },
     );
     if (postgresqlUrl) {
@@ -125,7 +127,7 @@ export async function ensureMongo(options: EnsureMongoOptions = {}): Promise<Mon
       const reached = await listDatabases(uri);
       if (!reached.ok) {
         await stopChild(child, 'SIGTERM', 10_000);
-        throw unusablePostgresql(reached.error);
+        throw unusablePostgresql(postgresqlUrl, reached.error);
       }
       log(`mongodb: started FerretDB (pid ${child.pid}) on ${uri}, PostgreSQL backend ${redactUri(postgresqlUrl)}`);
     } else {
