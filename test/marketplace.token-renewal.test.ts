@@ -26,13 +26,6 @@ const READS: Record<Provider, string> = {
   'marketplace-affiliate': '/api/v2/ams/get_performance_data_update_time?marker_type=AmsMarker',
 };
 const REFRESH_PATH = '/marketplace/api/v2/auth/access_token/get';
-/**
- * The longest a kill can follow the platform's receipt of a refresh that it makes fatal: the window from that
- * receipt to the store's acknowledgement of the new pair (docs/providers.md: at most 153 ms measured by the first
- * test below on a loaded 2-core machine) plus as much again for scheduling (the kill is timed before the signal
- * goes, by a busy test process, and the sandbox stamps its receipt as busily).
- */
-const KILL_WINDOW_MS = 300;
 
 let cluster: GatewayCluster;
 let fixtures: GatewayFixtures;
@@ -201,9 +194,10 @@ describe('marketplace token renewal', () => {
   it('loses a grant under repeated kill -9 of a replica only when the kill fell between a refresh and its store', async () => {
     const { secret, connections } = await connect(3);
     const { lastSeq } = await fixtures.sandboxRequests();
-    // Each kill spans from just before the signal to the replica's exit: a refresh the dying replica sent in between
-    // reaches the platform after the signal was decided on, and is as fatal as one received just before.
-    const kills: { sentAt: number; deadAt: number }[] = [];
+    // Each killed replica lived from its start (the previous kill's end) to its exit: a refresh the platform received
+    // in that life and whose answer the replica had not stored when it died is what a kill can make fatal.
+    const kills: { bornAt: number; sentAt: number; deadAt: number }[] = [];
+    let bornAt = Date.now();
     let loading = true;
     const worker = async (edge: string, connection: Connection) => {
       while (loading) await read(edge, secret, connection);
@@ -213,7 +207,8 @@ describe('marketplace token renewal', () => {
       await new Promise((resolve) => setTimeout(resolve, 1_000 + Math.floor(Math.random() * 1_500)));
       const sentAt = Date.now();
       await proxyB.kill9();
-      kills.push({ sentAt, deadAt: Date.now() });
+      kills.push({ bornAt, sentAt, deadAt: Date.now() });
+      bornAt = Date.now();
       proxyB = await cluster.startProxy({ GRPC_PORT: String(proxyBPort) });
     }
     // The load outlives the last kill by one access-token lifetime, so every grant meets a renewal after it.
@@ -236,19 +231,14 @@ describe('marketplace token renewal', () => {
     }
     const log = (await fixtures.sandboxRequests(lastSeq)).requests;
     // Each lost grant died in a refresh whose answer never reached the store: the refresh token stored now is the
-    // one that refresh used, and the platform received that refresh just before a kill.
+    // one that refresh used (the first refresh that used it; later ones are the survivors' refused retries), and the
+    // platform received that refresh in the life of a replica that was then killed. How long before the kill it came
+    // is reported, not bounded: a freshly restarted replica's first store write can wait far longer than a warm one's.
+    const fatalLeads: number[] = [];
     const cipher = CredentialCipher.fromEnv(cluster.secrets.credentialsKeys, cluster.secrets.credentialsActiveKeyId);
     for (const connection of lost) {
       const stored = await fixtures.store.connections.findByAccountId(connection.accountId);
       expect(stored?.status).toBe('needs_regrant');
-      const refreshes = refreshesOf(log, connection);
-      const fatal = refreshes.find((r) =>
-        kills.some((kill) => Date.parse(r.time) <= kill.deadAt && kill.sentAt - Date.parse(r.time) < KILL_WINDOW_MS),
-      );
-      expect({ account: connection.accountId, diedInAKillWindow: fatal !== undefined }).toEqual({
-        account: connection.accountId,
-        diedInAKillWindow: true,
-      });
       // loadCredentials opens active connections only: the sealed document is opened here as it does.
       const document = await fixtures.store.connection
         .collection<{ _id: string; credentials: SealedCredentials }>('connections')
@@ -256,6 +246,18 @@ describe('marketplace token renewal', () => {
       const { refresh_token: storedRefreshToken } = cipher.open(document!.credentials, connection.accountId) as {
         refresh_token?: string;
       };
+      const refreshes = refreshesOf(log, connection);
+      const fatal = refreshes.find(
+        (r) => (JSON.parse(r.body) as { refresh_token: string }).refresh_token === storedRefreshToken,
+      );
+      const killedAfter = fatal
+        ? kills.find((kill) => kill.bornAt <= Date.parse(fatal.time) && Date.parse(fatal.time) <= kill.deadAt)
+        : undefined;
+      if (killedAfter) fatalLeads.push(killedAfter.sentAt - Date.parse(fatal!.time));
+      expect({ account: connection.accountId, diedInAKillWindow: killedAfter !== undefined }).toEqual({
+        account: connection.accountId,
+        diedInAKillWindow: true,
+      });
       expect({ account: connection.accountId, stored: storedRefreshToken }).toEqual({
         account: connection.accountId,
         stored: (JSON.parse(fatal!.body) as { refresh_token: string }).refresh_token,
@@ -264,7 +266,8 @@ describe('marketplace token renewal', () => {
     const refreshCount = connections.reduce((sum, c) => sum + refreshesOf(log, c).length, 0);
     console.log(
       `kill -9 of a provider-proxy replica during refreshes: ${kills.length} kills, ${refreshCount} refreshes, ` +
-        `${connections.length - lost.length} of ${connections.length} grants survived`,
+        `${connections.length - lost.length} of ${connections.length} grants survived` +
+        (fatalLeads.length ? `; fatal refreshes came ${fatalLeads.join(', ')} ms before their kill` : ''),
     );
   }, 120_000);
 });
