@@ -1,5 +1,6 @@
 import type { Logger } from '@gateway/telemetry';
 import type { ProviderAdapter } from '../adapters/provider-adapter';
+import { NEVER_CANCELLED } from '../proxy/cancellation';
 import type { ConnectionLister, ConnectionSource } from './connection.source';
 import type { RenewalLease } from './renewal-lease';
 import type { TokenRenewer } from './token-renewer';
@@ -32,7 +33,6 @@ export interface SweepReport {
 const SWEEP_LEASE = 'refresh-token-sweep';
 /** How long a sweep waits for another replica's renewal of one connection before it leaves it to the next scan. */
 const WAIT_MS = 30_000;
-const NEVER = new AbortController().signal;
 
 /**
  * Refresh tokens are used only when a request needs a new access token, and they expire (30 days on the
@@ -112,7 +112,7 @@ export class RefreshTokenSweep {
       refused: false,
       refreshTokenMarginMs: marginMs,
       deadline: this.now() + WAIT_MS,
-      stopWaiting: NEVER,
+      stopWaiting: NEVER_CANCELLED,
     });
     if (result.ok) return result.renewed ? 'renewed' : 'skipped';
     logger?.warn({ account_id: accountId, provider: adapter.provider, reason: result.reason }, 'sweep renewal failed');

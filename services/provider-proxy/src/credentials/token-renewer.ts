@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import type { Logger } from '@gateway/telemetry';
 import type { ConnectionCredentials, ProviderAdapter } from '../adapters/provider-adapter';
+import type { CancelSignal } from '../proxy/cancellation';
 import type { ConnectionSource } from './connection.source';
 import type { CredentialCache } from './credential.cache';
 import type { RenewalLease } from './renewal-lease';
@@ -44,7 +45,7 @@ export interface RenewRequest {
    * Aborted when the caller stops waiting. The renewal itself goes on: a rotating refresh token is spent once the
    * platform has the request, so its answer is read and stored whatever happens to the caller.
    */
-  stopWaiting: AbortSignal;
+  stopWaiting: CancelSignal;
 }
 
 /**
@@ -261,7 +262,7 @@ export class TokenRenewer {
 
 const STOPPED: RenewalResult = { ok: false, reason: 'unavailable', detail: 'the caller stopped waiting' };
 
-function untilStopped(flight: Promise<RenewalResult>, signal: AbortSignal): Promise<RenewalResult> {
+function untilStopped(flight: Promise<RenewalResult>, signal: CancelSignal): Promise<RenewalResult> {
   if (signal.aborted) return Promise.resolve(STOPPED);
   return new Promise((resolve) => {
     const stop = () => resolve(STOPPED);
@@ -273,7 +274,7 @@ function untilStopped(flight: Promise<RenewalResult>, signal: AbortSignal): Prom
   });
 }
 
-function delay(ms: number, signal?: AbortSignal): Promise<void> {
+function delay(ms: number, signal?: CancelSignal): Promise<void> {
   return new Promise((resolve) => {
     const timer = setTimeout(done, ms);
     function done() {

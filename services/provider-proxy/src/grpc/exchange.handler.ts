@@ -11,6 +11,7 @@ import {
 } from '@gateway/proto';
 import type { Logger } from '@gateway/telemetry';
 import type { ProxyMetrics } from '../ops/proxy.metrics';
+import { Cancellation, type CancelSignal } from '../proxy/cancellation';
 import { failure, type ProxyFailure } from '../proxy/proxy-failure';
 import type { ProxyService, ResponseSink } from '../proxy/proxy.service';
 import { FrameWriter, type ExchangeCall } from './frame.writer';
@@ -64,7 +65,7 @@ export class ExchangeStreams {
  * aborts all of them. Each incoming message is a batch of frames, handled in order.
  */
 class ExchangeSession {
-  private readonly inFlight = new Map<string, AbortController>();
+  private readonly inFlight = new Map<string, Cancellation>();
   private readonly writer: FrameWriter;
   private clientDone = false;
   private draining = false;
@@ -121,11 +122,11 @@ class ExchangeSession {
       void this.writeEnd(id, failure(PROXY_DRAINING_FAILURE.code, PROXY_DRAINING_FAILURE.detail));
       return;
     }
-    const controller = new AbortController();
+    const controller = new Cancellation();
     this.inFlight.set(id, controller);
-    const sink = new ExchangeSink(id, this.writer, controller.signal);
+    const sink = new ExchangeSink(id, this.writer, controller);
     void this.proxy
-      .execute(request, sink, { signal: controller.signal, baseContext: ROOT_CONTEXT, transport: 'exchange' })
+      .execute(request, sink, { signal: controller, baseContext: ROOT_CONTEXT, transport: 'exchange' })
       .finally(() => {
         if (this.inFlight.get(id) === controller) this.inFlight.delete(id);
         this.endIfIdle();
@@ -175,7 +176,7 @@ class ExchangeSink implements ResponseSink {
   constructor(
     private readonly id: string,
     private readonly writer: FrameWriter,
-    private readonly signal: AbortSignal,
+    private readonly signal: CancelSignal,
   ) {}
 
   head(head: { status: number; contentType: string; headers: Record<string, string> }): void {

@@ -1,6 +1,7 @@
 import { context as otelContext } from '@opentelemetry/api';
 import type { handleUnaryCall } from '@grpc/grpc-js';
 import type { FetchRequest__Output, FetchResponse } from '@gateway/proto';
+import { Cancellation } from '../proxy/cancellation';
 import { failure } from '../proxy/proxy-failure';
 import type { AnswerHead, ProxyService, ResponseSink } from '../proxy/proxy.service';
 
@@ -13,7 +14,7 @@ export function fetchHandler(
   options: { maxBodyBytes: number },
 ): handleUnaryCall<FetchRequest__Output, FetchResponse> {
   return (call, callback) => {
-    const controller = new AbortController();
+    const controller = new Cancellation();
     call.once('cancelled', () => controller.abort());
     let head: AnswerHead | undefined;
     const chunks: Buffer[] = [];
@@ -50,7 +51,7 @@ export function fetchHandler(
 
     // The gRPC instrumentation made the call's span active; trace_context of the message wins when set.
     void proxy
-      .execute(call.request, sink, { signal: controller.signal, baseContext: otelContext.active(), transport: 'fetch' })
+      .execute(call.request, sink, { signal: controller, baseContext: otelContext.active(), transport: 'fetch' })
       .then(() => {
         if (call.cancelled) return;
         callback(null, response ?? { failure: failure('internal_error', 'the request ended without an answer') });

@@ -1,3 +1,5 @@
+import type { CancelSignal } from '../proxy/cancellation';
+
 export interface QpsGuardOptions {
   /** Requests per second; 0 turns the guard off. */
   qps: number;
@@ -20,7 +22,7 @@ export type Admission = { ok: true; waitedMs: number } | { ok: false; reason: 'b
 interface Waiter {
   enqueuedAt: number;
   resolve: (admission: Admission) => void;
-  signal: AbortSignal | undefined;
+  signal: CancelSignal | undefined;
   onAbort: () => void;
 }
 
@@ -64,7 +66,7 @@ export class QpsGuard {
   }
 
   /** Resolves when the request may go; never rejects. `deadline` is an epoch-ms instant. */
-  acquire(deadline: number, signal?: AbortSignal): Promise<Admission> {
+  acquire(deadline: number, signal?: CancelSignal): Promise<Admission> {
     if (!this.enabled) return Promise.resolve({ ok: true, waitedMs: 0 });
     if (signal?.aborted) return Promise.resolve({ ok: false, reason: 'aborted' });
     const now = this.now();

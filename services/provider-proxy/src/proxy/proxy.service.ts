@@ -28,6 +28,7 @@ import type { RenewalResult, TokenRenewer } from '../credentials/token-renewer';
 import { statusClass, type ProxyMetrics } from '../ops/proxy.metrics';
 import { DeadlineExceededError, upstreamFailure } from '../upstream/upstream-failure';
 import type { UpstreamClient, UpstreamRequest, UpstreamResponse } from '../upstream/upstream.client';
+import { Cancellation, type CancelSignal } from './cancellation';
 import { failure, type ProxyFailure } from './proxy-failure';
 
 export interface AnswerHead {
@@ -67,7 +68,7 @@ export interface ProxyServiceOptions {
 
 export interface ExecuteOptions {
   /** Aborted when the caller gives up: Cancel frame, broken stream, cancelled unary call, shutdown. */
-  signal: AbortSignal;
+  signal: CancelSignal;
   /** Trace parent: the gRPC call's context for Fetch, the root context for Exchange. */
   baseContext: Context;
   transport: 'fetch' | 'exchange';
@@ -89,11 +90,6 @@ class CallerGoneError extends Error {
 
 interface PlatformAnswer {
   response: UpstreamResponse;
-  iterator: AsyncIterator<Buffer>;
-  /** The first bytes of the body, already read. */
-  prefix: Buffer;
-  /** The whole body is in `prefix`. */
-  complete: boolean;
   /** Records the platform call's duration; called once when its body is done. */
   observe: (outcome: string) => void;
 }
@@ -108,7 +104,7 @@ interface RequestScope {
   call: AdapterCall;
   deadline: number;
   timeoutMs: number;
-  abort: AbortSignal;
+  abort: CancelSignal;
   span: Span;
 }
 
@@ -158,7 +154,7 @@ export class ProxyService {
   private async run(
     request: FetchRequest__Output,
     sink: ResponseSink,
-    signal: AbortSignal,
+    signal: CancelSignal,
     span: Span,
     providerLabel: string,
   ): Promise<void> {
@@ -212,7 +208,7 @@ export class ProxyService {
 
     const timeoutMs = Math.min(this.options.maxTimeoutMs, request.timeout_ms || this.options.defaultTimeoutMs);
     const deadline = Date.now() + timeoutMs;
-    const controller = new AbortController();
+    const controller = new Cancellation();
     const onCallerGone = () => controller.abort(new CallerGoneError());
     if (signal.aborted) return;
     signal.addEventListener('abort', onCallerGone, { once: true });
@@ -227,7 +223,7 @@ export class ProxyService {
       call,
       deadline,
       timeoutMs,
-      abort: controller.signal,
+      abort: controller,
       span,
     };
 
@@ -245,13 +241,13 @@ export class ProxyService {
 
       // The platform refused the token: renew it (or, for a long-lived token, read a re-grant) and retry once.
       // The platform's own auth error never reaches the caller: client SDKs would try to refresh through us.
-      if (answer.complete && adapter.isTokenError(answer.response.status, answer.prefix)) {
+      if (answer.response.complete && adapter.isTokenError(answer.response.status, answer.response.prefix)) {
         answer.observe(statusClass(answer.response.status));
         answer = undefined;
         const retry = await this.afterTokenError(scope, { ...connection, credentials: current.credentials });
         if (!retry.ok) return fail(retry.failure);
         answer = retry.answer;
-        if (answer.complete && adapter.isTokenError(answer.response.status, answer.prefix)) {
+        if (answer.response.complete && adapter.isTokenError(answer.response.status, answer.response.prefix)) {
           return fail(
             failure('connection_unavailable', `the ${adapter.provider} platform refused the connection's new token`),
           );
@@ -263,7 +259,7 @@ export class ProxyService {
       setSafeAttributes(span, { 'http.response.status_code': response.status });
       const maxBytes = this.options.maxAnswerBytes ?? Number.POSITIVE_INFINITY;
       const declared = Number(headerValue(response.headers['content-length']) || Number.NaN);
-      if (declared > maxBytes || answer.prefix.length > maxBytes) {
+      if (declared > maxBytes || response.prefix.length > maxBytes) {
         answer.observe('too_large');
         return fail(tooLarge(adapter.provider, endpoint.path, maxBytes));
       }
@@ -273,20 +269,20 @@ export class ProxyService {
         headers: forwardedHeaders(response.headers, adapter.responseHeadersOf?.(endpoint) ?? adapter.responseHeaders),
       });
       headSent = true;
-      if (answer.prefix.length > 0) await sink.write(answer.prefix);
-      if (!answer.complete) {
-        let size = answer.prefix.length;
+      if (response.prefix.length > 0) await sink.write(response.prefix);
+      if (!response.complete) {
+        let size = response.prefix.length;
         for (;;) {
-          const next = await answer.iterator.next();
-          if (next.done) break;
+          const chunk = await response.rest.read();
+          if (chunk === undefined) break;
           if (signal.aborted) return;
-          size += next.value.length;
+          size += chunk.length;
           if (size > maxBytes) {
             // No length was announced: the caller already has the head, so the answer is cut off.
             answer.observe('too_large');
             return fail(tooLarge(adapter.provider, endpoint.path, maxBytes));
           }
-          await sink.write(next.value);
+          await sink.write(chunk);
         }
       }
       if (signal.aborted) return;
@@ -304,7 +300,7 @@ export class ProxyService {
     } catch (error) {
       answer?.observe('error');
       if (signal.aborted) return;
-      const reason: unknown = controller.signal.aborted ? controller.signal.reason : error;
+      const reason: unknown = controller.aborted ? controller.reason : error;
       const problem =
         reason instanceof DeadlineExceededError || isPlatformError(reason)
           ? upstreamFailure(reason, adapter.provider, endpoint.path)
@@ -317,7 +313,7 @@ export class ProxyService {
       clearTimeout(timer);
       signal.removeEventListener('abort', onCallerGone);
       // Releases the socket of an answer that was not read to its end (failure, cancel).
-      answer?.response.body.destroy();
+      answer?.response.rest.destroy();
     }
   }
 
@@ -458,7 +454,11 @@ export class ProxyService {
     let response: UpstreamResponse;
     try {
       response = await otelContext.with(suppressTracing(otelContext.active()), () =>
-        this.options.upstream.send(prepared.request, { signal: abort, headersTimeoutMs: remainingMs }),
+        this.options.upstream.send(prepared.request, {
+          signal: abort,
+          headersTimeoutMs: remainingMs,
+          prefixBytes: PEEK_BYTES,
+        }),
       );
     } catch (error) {
       endPlatformSpan(platformSpan, undefined, error);
@@ -475,15 +475,7 @@ export class ProxyService {
         (performance.now() - sentAt) / 1000,
       );
     };
-    const iterator = response.body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
-    try {
-      const { prefix, complete } = await peek(iterator, PEEK_BYTES);
-      return { ok: true, answer: { response, iterator, prefix, complete, observe } };
-    } catch (error) {
-      observe('error');
-      response.body.destroy();
-      throw error;
-    }
+    return { ok: true, answer: { response, observe } };
   }
 }
 
@@ -522,19 +514,6 @@ function endPlatformSpan(span: Span, status: number | undefined, error: unknown)
     setSafeAttributes(span, { 'error.type': String(status) });
   }
   span.end();
-}
-
-/** Reads until `limit` bytes or the end of the body, whichever comes first. */
-async function peek(iterator: AsyncIterator<Buffer>, limit: number): Promise<{ prefix: Buffer; complete: boolean }> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  while (size < limit) {
-    const next = await iterator.next();
-    if (next.done) return { prefix: Buffer.concat(chunks, size), complete: true };
-    chunks.push(next.value);
-    size += next.value.length;
-  }
-  return { prefix: Buffer.concat(chunks, size), complete: false };
 }
 
 function headerValue(value: string | string[] | undefined): string {
