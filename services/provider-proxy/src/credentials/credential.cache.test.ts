@@ -44,7 +44,7 @@ describe('credential cache', () => {
       credentials: { access_token: 'token-1' },
       fromCache: false,
     });
-    now = 999;
+    now = 799;
     expect(await cache.get('acct_1')).toMatchObject({ ok: true, fromCache: true });
     now = 1_000;
     expect(await cache.get('acct_1')).toMatchObject({ ok: true, fromCache: false });
@@ -112,6 +112,81 @@ describe('credential cache', () => {
     expect(await cache.get('a')).toMatchObject({ fromCache: false });
   });
 
+  it('reads an entry still in use again in the background late in its TTL, once, and serves the new read', async () => {
+    const source = new FakeSource();
+    source.set('acct_1', 'token-1');
+    const cache = new CredentialCache(source, options);
+    await cache.get('acct_1');
+    source.set('acct_1', 'token-2');
+    let open!: () => void;
+    source.gate = new Promise((resolve) => (open = resolve));
+    now = 800;
+    // Answered at once from memory while the read runs; more requests in the meantime start no second read.
+    const during = await Promise.all([cache.get('acct_1'), cache.get('acct_1'), cache.get('acct_1')]);
+    expect(during.map((result) => result.ok && result.credentials.access_token)).toEqual([
+      'token-1',
+      'token-1',
+      'token-1',
+    ]);
+    expect(source.reads).toBe(2);
+    open();
+    await flushPromises();
+    now = 1_500; // past the first entry's TTL, within the background read's
+    expect(await cache.get('acct_1')).toMatchObject({ fromCache: true, credentials: { access_token: 'token-2' } });
+    expect(source.reads).toBe(2);
+  });
+
+  it('ends an entry when its background read finds the connection revoked', async () => {
+    const source = new FakeSource();
+    source.set('acct_1', 'token-1');
+    const cache = new CredentialCache(source, options);
+    await cache.get('acct_1');
+    source.set('acct_1', 'token-1', false);
+    now = 900;
+    expect(await cache.get('acct_1')).toMatchObject({ ok: true, fromCache: true });
+    await flushPromises();
+    expect(await cache.get('acct_1')).toEqual({ ok: false, reason: 'inactive' });
+  });
+
+  it('serves an entry whose background read failed until its TTL, without reading again before then', async () => {
+    const source = new FakeSource();
+    source.set('acct_1', 'token-1');
+    const cache = new CredentialCache(source, options);
+    await cache.get('acct_1');
+    const lookup = source.lookup.bind(source);
+    source.lookup = () => {
+      source.reads += 1;
+      return Promise.reject(new Error('store down'));
+    };
+    now = 850;
+    expect(await cache.get('acct_1')).toMatchObject({ ok: true, fromCache: true });
+    await flushPromises();
+    now = 999;
+    expect(await cache.get('acct_1')).toMatchObject({ ok: true, fromCache: true });
+    expect(source.reads).toBe(2);
+    now = 1_000;
+    await expect(cache.get('acct_1')).rejects.toThrow('store down');
+    source.lookup = lookup;
+    expect(await cache.get('acct_1')).toMatchObject({ ok: true, fromCache: false });
+  });
+
+  it('does not store what a background read read before an invalidation', async () => {
+    const source = new FakeSource();
+    source.set('acct_1', 'old');
+    const cache = new CredentialCache(source, options);
+    await cache.get('acct_1');
+    let open!: () => void;
+    source.gate = new Promise((resolve) => (open = resolve));
+    now = 800;
+    await cache.get('acct_1');
+    cache.invalidate('acct_1');
+    source.set('acct_1', 'new');
+    open();
+    await flushPromises();
+    expect(cache.size).toBe(0);
+    expect(await cache.get('acct_1')).toMatchObject({ fromCache: false, credentials: { access_token: 'new' } });
+  });
+
   it('caches nothing when the source fails', async () => {
     const source = new FakeSource();
     source.lookup = () => Promise.reject(new Error('store down'));
@@ -120,3 +195,7 @@ describe('credential cache', () => {
     expect(cache.size).toBe(0);
   });
 });
+
+function flushPromises(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
