@@ -19,8 +19,7 @@ interface Load {
 
 interface Entry {
   /** What get() answers while the entry is fresh: one object, not one per request. */
-  hit: CredentialResult & { ok: true };
-  credentials: ConnectionCredentials;
+  hit: Extract<CredentialResult, { ok: true }>;
   expiresAt: number;
   /** From here on, the next get() also reads the connection again in the background; Infinity once it did. */
   refreshAt: number;
@@ -90,7 +89,7 @@ export class CredentialCache {
    * instead of throwing away what it loads.
    */
   invalidate(accountId: string, accessToken?: string): void {
-    if (accessToken !== undefined && this.entries.get(accountId)?.credentials.access_token !== accessToken) return;
+    if (accessToken !== undefined && this.entries.get(accountId)?.hit.credentials.access_token !== accessToken) return;
     this.entries.delete(accountId);
     const pending = this.loads.get(accountId);
     if (pending !== undefined) pending.stale = true;
@@ -115,7 +114,6 @@ export class CredentialCache {
     this.entries.delete(accountId);
     this.entries.set(accountId, {
       hit: { ok: true, provider, credentials, fromCache: true },
-      credentials,
       expiresAt: now + this.options.ttlMs,
       refreshAt: now + this.options.ttlMs * REFRESH_AHEAD_SHARE,
     });

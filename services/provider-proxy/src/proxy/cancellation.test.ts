@@ -1,4 +1,4 @@
-import { Cancellation, CancelledError, NEVER_CANCELLED } from './cancellation';
+import { Cancellation, CancelledError, NEVER_CANCELLED, type CancelSignal } from './cancellation';
 
 describe('Cancellation', () => {
   it('runs its listeners once, in the order they were added, with the reason set before the first', () => {
@@ -39,10 +39,13 @@ describe('Cancellation', () => {
   it('stands in where an AbortSignal is read, and a DOM AbortSignal stands in for it', () => {
     const controller = new AbortController();
     const asSignal: { aborted: boolean } = new Cancellation();
-    const asCancelSignal: typeof NEVER_CANCELLED = controller.signal;
+    const asCancelSignal: CancelSignal = controller.signal;
+    const heard = jest.fn();
+    asCancelSignal.addEventListener('abort', heard, { once: true });
     controller.abort();
     expect(asSignal.aborted).toBe(false);
     expect(asCancelSignal.aborted).toBe(true);
+    expect(heard).toHaveBeenCalledTimes(1);
     expect(NEVER_CANCELLED.aborted).toBe(false);
   });
 });

@@ -1,6 +1,6 @@
 import { failure, type ProxyFailure } from '../proxy/proxy-failure';
 
-/** Raised into an upstream call's AbortSignal when the request's own deadline passes. */
+/** The reason an upstream call is aborted with when the request's own deadline passes. */
 export class DeadlineExceededError extends Error {
   constructor(readonly timeoutMs: number) {
     super(`no answer head within ${timeoutMs} ms`);
