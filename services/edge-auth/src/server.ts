@@ -17,6 +17,7 @@ import { requestIdOf, sendProblem } from '@gateway/errors';
 import type { NatsConnection } from 'nats';
 import type { Config } from './config';
 import { answerClientError } from './gateway/client-error';
+import { TurnBatchedResponse } from './http/turn-batched-response';
 import { createGatewayHandler } from './gateway/gateway.handler';
 
 export interface EdgeAuth {
@@ -115,7 +116,7 @@ export async function startEdgeAuth(config: Config, logger: Logger): Promise<Edg
     }
     return series;
   };
-  const server = createServer((req, res) => {
+  const server = createServer({ ServerResponse: TurnBatchedResponse }, (req, res) => {
     if (!isGatewayPath(req.url)) return app(req, res);
     const started = process.hrtime.bigint();
     res.on('finish', () => {
