@@ -15,7 +15,7 @@ ARTIFACTS="${FUZZ_ARTIFACTS:-reports/fuzz}"
 SEED_ARGS=()
 [ -z "${FUZZ_SEED:-}" ] || SEED_ARGS=(-seed="$FUZZ_SEED")
 JAZZER="${JAZZER:-node_modules/.bin/jazzer}"
-ALL=(allowlist query-filter adapters decision-codec mcp-truncate redirect-uri cidr)
+ALL=(allowlist query-filter adapters decision-codec mcp-truncate redirect-uri cidr envelope-code)
 TARGETS=("$@")
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=("${ALL[@]}")
 
