@@ -17,8 +17,8 @@ import { requestIdOf, sendProblem } from '@gateway/errors';
 import type { NatsConnection } from 'nats';
 import type { Config } from './config';
 import { answerClientError } from './gateway/client-error';
-import { TurnBatchedResponse } from './http/turn-batched-response';
 import { createGatewayHandler } from './gateway/gateway.handler';
+import { TurnBatchedResponse } from './http/turn-batched-response';
 
 export interface EdgeAuth {
   server: Server;

@@ -6,8 +6,9 @@
  * answer up to 16 KiB is checked for a token error, and the envelopes put the code first ({"code":0,"message":...,
  * "data":{...}}), where JSON.parse built the whole answer to read one field (11 µs at 3 KiB, 55 µs at 16 KiB, more
  * than the rest of provider-proxy's work on the answer). Nested values are skipped byte by byte, strings with their
- * escapes. Unlike JSON.parse it takes the first of duplicate members, and it does not look at the bytes after the
- * member it found.
+ * escapes. Unlike JSON.parse it takes the first of duplicate members, does not look at the bytes after the member it
+ * found, and does not check the members it skips (a bracket of the wrong kind, or a bare word, passes): it reads a
+ * code, it does not validate the answer.
  */
 export function envelopeCode(body: Buffer, field: string): number | string | undefined {
   const scanner = new EnvelopeScanner(body);
@@ -15,6 +16,7 @@ export function envelopeCode(body: Buffer, field: string): number | string | und
 }
 
 const QUOTE = 0x22;
+const MINUS = 0x2d;
 const BACKSLASH = 0x5c;
 const COLON = 0x3a;
 const COMMA = 0x2c;
@@ -55,7 +57,7 @@ class EnvelopeScanner {
   private readScalar(): number | string | undefined {
     const first = this.bytes[this.at];
     if (first === QUOTE) return this.readString();
-    if (first !== 0x2d && !(first !== undefined && first >= 0x30 && first <= 0x39)) return undefined;
+    if (first !== MINUS && !(first !== undefined && first >= 0x30 && first <= 0x39)) return undefined;
     const start = this.at;
     while (this.at < this.bytes.length && isNumberByte(this.bytes[this.at]!)) this.at++;
     return parseJson<number>(this.bytes.toString('latin1', start, this.at));
@@ -122,7 +124,7 @@ function isSpace(byte: number): boolean {
 
 function isNumberByte(byte: number): boolean {
   return (
-    (byte >= 0x30 && byte <= 0x39) || byte === 0x2d || byte === 0x2b || byte === 0x2e || byte === 0x65 || byte === 0x45
+    (byte >= 0x30 && byte <= 0x39) || byte === MINUS || byte === 0x2b || byte === 0x2e || byte === 0x65 || byte === 0x45
   );
 }
 
