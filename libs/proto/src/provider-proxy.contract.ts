@@ -29,6 +29,10 @@ export const PROVIDER_PROXY_CHANNEL_OPTIONS: ChannelOptions = {
   'grpc.keepalive_time_ms': 30_000,
   'grpc.keepalive_timeout_ms': 10_000,
   'grpc.keepalive_permit_without_calls': 1,
+  // grpc-js waits 1 s after a failed connect, then 1.6x longer each time, up to 120 s: a replica that restarted
+  // (or a whole Deployment that rolled) would be found only that late. Replicas are on the same network.
+  'grpc.initial_reconnect_backoff_ms': 100,
+  'grpc.max_reconnect_backoff_ms': 2_000,
 };
 
 /** The raw generated client; most callers want `createProviderProxyClient` instead. */

@@ -1,5 +1,13 @@
 import { EventEmitter, once } from 'node:events';
-import { Server, ServerCredentials, status, type ClientDuplexStream, type ServerDuplexStream } from '@grpc/grpc-js';
+import { createServer } from 'node:net';
+import {
+  Metadata,
+  Server,
+  ServerCredentials,
+  status,
+  type ClientDuplexStream,
+  type ServerDuplexStream,
+} from '@grpc/grpc-js';
 import type { ClientFrame, ClientFrame__Output } from './generated/gateway/provider/v1/ClientFrame';
 import type { ClientFrames, ClientFrames__Output } from './generated/gateway/provider/v1/ClientFrames';
 import type { ProviderProxyHandlers } from './generated/gateway/provider/v1/ProviderProxy';
@@ -54,6 +62,8 @@ describe('StreamProviderCaller', () => {
   let leaveUnread: number;
   const unread = new Set<ExchangeCall>();
   const exchanges = new EventEmitter();
+  /** How many of the next Exchange streams the server fails before its headers, as a replica that never took them. */
+  let failBeforeHeaders: number;
 
   function read(call: ExchangeCall): void {
     const messages: ClientFrame__Output[][] = [];
@@ -70,6 +80,13 @@ describe('StreamProviderCaller', () => {
     const handlers: ProviderProxyHandlers = {
       Fetch: (_call, callback) => callback({ code: status.UNIMPLEMENTED }),
       Exchange: (call: ExchangeCall) => {
+        if (failBeforeHeaders > 0) {
+          failBeforeHeaders -= 1;
+          call.emit('error', { code: status.UNAVAILABLE, details: 'the stream never reached a replica' });
+          return;
+        }
+        // As provider-proxy does: the headers go out before any request is read.
+        call.sendMetadata(new Metadata());
         if (leaveUnread > 0) {
           leaveUnread -= 1;
           unread.add(call);
@@ -91,13 +108,14 @@ describe('StreamProviderCaller', () => {
     onMessage = echoAll;
     written = [];
     leaveUnread = 0;
+    failBeforeHeaders = 0;
     // Watch the caller where it meets the transport: which lane's stream it writes each message on, and whether the
     // stream took the write without backing up (write() returned true).
     jest.spyOn(contract, 'createRawProviderProxyClient').mockImplementation((target) => {
       const client = createClient(target);
-      const exchange = client.exchange.bind(client) as () => LaneStream;
-      client.exchange = (() => {
-        const stream = exchange();
+      const exchange = client.exchange.bind(client) as (metadata?: Metadata) => LaneStream;
+      client.exchange = ((metadata?: Metadata) => {
+        const stream = exchange(metadata);
         const write = stream.write.bind(stream) as (message: ClientFrames) => boolean;
         stream.write = ((message: ClientFrames) => {
           const accepted = write(message);
@@ -120,8 +138,8 @@ describe('StreamProviderCaller', () => {
 
   afterAll(() => server.forceShutdown());
 
-  function newCaller(lanes: number): StreamProviderCaller {
-    const caller = new StreamProviderCaller(address, { streams: lanes });
+  function newCaller(lanes: number, options: { target?: string; connectBudgetMs?: number } = {}): StreamProviderCaller {
+    const caller = new StreamProviderCaller(options.target ?? address, { streams: lanes, ...options });
     callers.push(caller);
     return caller;
   }
@@ -323,6 +341,106 @@ describe('StreamProviderCaller', () => {
     expect(answer.body.toString()).toBe('crossed');
   });
 
+  it('sends the requests of a stream that failed before any replica took it again, and delivers their answers', async () => {
+    failBeforeHeaders = 2;
+    const caller = newCaller(1);
+
+    const answers = await Promise.all(['a', 'b'].map((query) => callBuffered(caller, request(query))));
+
+    expect(answers.map((answer) => answer.failure)).toEqual([undefined, undefined]);
+    expect(answers.map((answer) => answer.body.toString())).toEqual(['a', 'b']);
+    expect(failBeforeHeaders).toBe(0);
+  });
+
+  it('fails a request as unavailable once every try failed before any replica took its stream', async () => {
+    failBeforeHeaders = 10;
+    const caller = newCaller(1);
+
+    const answer = await callBuffered(caller, request('nowhere'));
+
+    expect(answer.failure).toEqual({
+      code: 'service_unavailable',
+      detail: 'no provider-proxy replica took the stream',
+    });
+    // The first try and three more.
+    expect(failBeforeHeaders).toBe(6);
+  });
+
+  it('waits for a replica when none is listening yet and delivers the answers once one is', async () => {
+    const port = await freePort();
+    const caller = newCaller(2, { target: `127.0.0.1:${port}` });
+    const answers = Promise.all(['early', 'later'].map((query) => callBuffered(caller, request(query))));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const late = await replica(port);
+    try {
+      const delivered = await answers;
+      expect(delivered.map((answer) => answer.failure)).toEqual([undefined, undefined]);
+      expect(delivered.map((answer) => answer.body.toString())).toEqual(['early', 'later']);
+    } finally {
+      await late.stop();
+    }
+  });
+
+  it('answers every request through a rolling restart of the two replicas behind one target', async () => {
+    // One replica restarts; the other drains while the channel's connection to the first may still be in its
+    // reconnect backoff (a chaos run's rolling restart once got 503s here).
+    const ports = [await freePort(), await freePort()];
+    const replicas = await Promise.all(ports.map(replica));
+    const caller = newCaller(2, { target: `ipv4:${ports.map((port) => `127.0.0.1:${port}`).join(',')}` });
+    const answers: Promise<BufferedAnswer>[] = [];
+    let sending = true;
+    const load = (async () => {
+      for (let i = 0; sending; i++) {
+        answers.push(callBuffered(caller, request(`n=${i}`)));
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    })();
+    const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    try {
+      await pause(300);
+      await replicas[0]!.stop();
+      await pause(800);
+      replicas[0] = await replica(ports[0]!);
+      await pause(100);
+      await replicas[1]!.stop();
+      await pause(500);
+    } finally {
+      sending = false;
+      await load;
+    }
+    const delivered = await Promise.all(answers);
+    caller.close();
+    await Promise.all(replicas.map((one) => one.stop()));
+
+    expect(delivered.length).toBeGreaterThan(100);
+    expect(delivered.filter((answer) => answer.failure)).toEqual([]);
+    expect(delivered.map((answer) => answer.body.toString())).toEqual(delivered.map((_, i) => `n=${i}`));
+  });
+
+  it('fails the requests as unavailable when no replica took their stream within the connect budget', async () => {
+    const caller = newCaller(1, { target: `127.0.0.1:${await freePort()}`, connectBudgetMs: 200 });
+    const sent = Date.now();
+
+    const answer = await callBuffered(caller, request('nobody'));
+
+    expect(answer.failure).toEqual({
+      code: 'service_unavailable',
+      detail: 'no provider-proxy replica took the stream',
+    });
+    expect(Date.now() - sent).toBeGreaterThanOrEqual(190);
+  });
+
+  it('fails a request whose deadline passes before any replica took its stream as unavailable, not as a timeout', async () => {
+    const caller = newCaller(1, { target: `127.0.0.1:${await freePort()}`, connectBudgetMs: 60_000 });
+
+    const answer = await callBuffered(caller, { ...request('late'), timeout_ms: 50 });
+
+    expect(answer.failure).toEqual({
+      code: 'service_unavailable',
+      detail: 'no provider-proxy replica took the stream',
+    });
+  });
+
   it('gives the refusal back once a request was refused by draining replicas on every try', async () => {
     onMessage = (call, frames) => {
       call.write({
@@ -411,3 +529,73 @@ describe('StreamProviderCaller', () => {
     expect(queriesOf(message)).toHaveLength(2);
   }, 30_000);
 });
+
+/** A loopback port nothing listens on (bound once, then released). */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
+}
+
+/**
+ * A replica on `port` that behaves as provider-proxy does at its edges: headers first, each request answered with its
+ * own query 10 ms later; `stop()` drains (refuses new requests, ends each stream once idle) and shuts down.
+ */
+async function replica(port: number): Promise<{ stop(): Promise<void> }> {
+  const server = new Server();
+  const drains = new Set<() => void>();
+  let draining = false;
+  const handlers: ProviderProxyHandlers = {
+    Fetch: (_call, callback) => callback({ code: status.UNIMPLEMENTED }),
+    Exchange: (call: ExchangeCall) => {
+      call.sendMetadata(new Metadata());
+      let inFlight = 0;
+      let clientDone = false;
+      let ended = false;
+      const endIfIdle = () => {
+        if (ended || inFlight > 0 || !(clientDone || draining)) return;
+        ended = true;
+        call.end();
+      };
+      drains.add(endIfIdle);
+      endIfIdle();
+      call.on('data', (message: ClientFrames__Output) => {
+        for (const { request: r } of message.frames) {
+          if (!r) continue;
+          if (draining) {
+            call.write({ frames: [{ correlation_id: r.correlation_id, end: { failure: PROXY_DRAINING_FAILURE } }] });
+            continue;
+          }
+          inFlight += 1;
+          setTimeout(() => {
+            inFlight -= 1;
+            call.write({ frames: [{ correlation_id: r.correlation_id, whole: { head, body: Buffer.from(r.query) } }] });
+            endIfIdle();
+          }, 10);
+        }
+      });
+      call.on('end', () => {
+        clientDone = true;
+        endIfIdle();
+      });
+      call.on('error', () => undefined);
+    },
+  };
+  server.addService(contract.providerProxyService(), handlers);
+  await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`127.0.0.1:${port}`, ServerCredentials.createInsecure(), (error, bound) =>
+      error ? reject(error) : resolve(bound),
+    ),
+  );
+  let stopped: Promise<void> | undefined;
+  return {
+    stop: () =>
+      (stopped ??= new Promise<void>((resolve) => {
+        draining = true;
+        for (const drain of drains) drain();
+        server.tryShutdown(() => resolve());
+      })),
+  };
+}

@@ -1,4 +1,4 @@
-import type { ClientDuplexStream } from '@grpc/grpc-js';
+import { Metadata, type ClientDuplexStream } from '@grpc/grpc-js';
 import type { ClientFrame } from './generated/gateway/provider/v1/ClientFrame';
 import type { ClientFrames } from './generated/gateway/provider/v1/ClientFrames';
 import type { FetchRequest } from './generated/gateway/provider/v1/FetchRequest';
@@ -25,6 +25,8 @@ type ExchangeStream = ClientDuplexStream<ClientFrames, ServerFrames__Output>;
 
 interface Lane {
   stream: ExchangeStream | null;
+  /** A replica's headers came on the lane's stream: from then on a request sent on it may have reached a replica. */
+  reached: boolean;
   congested: boolean;
   inFlight: Set<string>;
   /** Frames written during this event-loop turn; they leave as one message when the turn ends. */
@@ -33,6 +35,13 @@ interface Lane {
 }
 
 const UNREACHABLE = { code: 'service_unavailable', detail: 'the provider proxy stream broke' };
+const NO_REPLICA = { code: 'service_unavailable', detail: 'no provider-proxy replica took the stream' };
+/**
+ * A new stream waits for a replica to take it (waitForReady) instead of failing at once when the channel has none
+ * connected: a replica that restarted while another drains can sit in its reconnect backoff for a second or two. A
+ * stream no replica took within this long is given up; its requests never reached one and fail as unavailable.
+ */
+const CONNECT_BUDGET_MS = 3_000;
 /**
  * A replica that is shutting down refuses requests that reach its draining streams before it started them, and ends
  * each stream once it has nothing in flight; either way such a request never reached the platform. It is sent again
@@ -58,8 +67,8 @@ const backlog = (lane: Lane): number => lane.stream?.writableLength ?? 0;
 /**
  * Multiplexes requests over a few long-lived Exchange streams (docs/benchmarks.md: ~5-6x the throughput of one unary
  * call per request). Frames are correlated by id; a small answer comes as one whole frame; each request has its own deadline; a broken stream fails only
- * its own requests and is reopened by the next call (requests a draining replica never started go again, see
- * DRAINING_RETRIES); a lane whose writes back up is avoided until it drains.
+ * its own requests and is reopened by the next call (requests no replica started go again, see DRAINING_RETRIES
+ * and CONNECT_BUDGET_MS); a lane whose writes back up is avoided until it drains.
  * The frames of one event-loop turn go out as one message per lane: one write instead of one per request.
  */
 export class StreamProviderCaller implements ProviderCaller {
@@ -70,11 +79,14 @@ export class StreamProviderCaller implements ProviderCaller {
   private nextLane = 0;
   private turnLane: Lane | undefined;
   private closed = false;
+  private readonly connectBudgetMs: number;
 
-  constructor(address: string, options: { streams?: number } = {}) {
+  constructor(address: string, options: { streams?: number; connectBudgetMs?: number } = {}) {
     this.client = createRawProviderProxyClient(address);
+    this.connectBudgetMs = options.connectBudgetMs ?? CONNECT_BUDGET_MS;
     this.lanes = Array.from({ length: Math.max(1, options.streams ?? 2) }, () => ({
       stream: null,
+      reached: false,
       congested: false,
       inFlight: new Set<string>(),
       queued: [],
@@ -175,9 +187,19 @@ export class StreamProviderCaller implements ProviderCaller {
 
   private open(lane: Lane): ExchangeStream {
     if (lane.stream) return lane.stream;
-    const stream = this.client.exchange();
+    const stream = this.client.exchange(new Metadata({ waitForReady: true }));
     lane.stream = stream;
+    lane.reached = false;
     lane.congested = false;
+    let givenUp = false;
+    const connectTimer = setTimeout(() => {
+      givenUp = true;
+      stream.cancel();
+    }, this.connectBudgetMs).unref();
+    stream.on('metadata', () => {
+      clearTimeout(connectTimer);
+      if (lane.stream === stream) lane.reached = true;
+    });
     stream.on('data', (message: ServerFrames__Output) => {
       for (const frame of message.frames) this.onFrame(frame);
     });
@@ -185,17 +207,22 @@ export class StreamProviderCaller implements ProviderCaller {
     // grpc-js emits 'error' (a non-OK status) before 'end'; an 'end' without it is the server's own clean end.
     let failed = false;
     const broken = (cleanEnd: boolean) => {
+      clearTimeout(connectTimer);
       if (lane.stream !== stream) return;
+      const reached = lane.reached;
       lane.stream = null;
+      lane.reached = false;
       // Queued frames belong to the broken stream's requests; a reopened stream must not get them.
       lane.queued = [];
       for (const id of [...lane.inFlight]) {
         const entry = this.inFlight.get(id)!;
-        // A replica ends a stream cleanly only once it has nothing in flight (a draining provider-proxy): a request
-        // still waiting here crossed that end and was never started, so it goes again. After an error it may have
-        // reached the platform: it fails.
-        if (cleanEnd && !entry.headSeen && entry.attempt < DRAINING_RETRIES) this.retry(id, entry);
-        else this.finish(id, UNREACHABLE);
+        // A replica ends a stream cleanly only once it has nothing in flight (a draining provider-proxy), and sends
+        // its headers before it reads a request: a request still waiting here after a clean end, or on a stream
+        // that broke before any headers, was never started, so it goes again. After headers and an error it may
+        // have reached the platform: it fails.
+        const neverStarted = cleanEnd || (!reached && !givenUp);
+        if (neverStarted && !entry.headSeen && entry.attempt < DRAINING_RETRIES) this.retry(id, entry);
+        else this.finish(id, reached || cleanEnd ? UNREACHABLE : NO_REPLICA);
       }
     };
     stream.on('error', () => {
@@ -271,7 +298,8 @@ export class StreamProviderCaller implements ProviderCaller {
     const entry = this.inFlight.get(id);
     if (!entry) return;
     if (entry.lane.stream) this.send(entry.lane, { cancel: { correlation_id: id } });
-    this.finish(id, TIMEOUT);
+    // A request whose stream no replica took yet never reached the platform: it did not time out there.
+    this.finish(id, entry.lane.reached ? TIMEOUT : NO_REPLICA);
   }
 
   private cancel(id: string): void {

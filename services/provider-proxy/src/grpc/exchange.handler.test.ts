@@ -215,6 +215,17 @@ describe('provider-proxy Exchange', () => {
     exchange.stream.end();
   }, 30_000);
 
+  it('sends its headers as soon as a stream opens, before any request is sent on it', async () => {
+    const exchange = new ExchangeClient(harness.client);
+    const ended = new Promise((resolve) => exchange.stream.on('status', resolve));
+
+    await new Promise((resolve) => exchange.stream.once('metadata', resolve));
+
+    expect(exchange.frames).toEqual([]);
+    exchange.stream.end();
+    expect(await ended).toMatchObject({ code: 0 });
+  });
+
   it('ends the stream after the client half-closes and the last answer is out', async () => {
     const exchange = new ExchangeClient(harness.client);
     const answer = exchange.send(request('h', 'n=3&delay_ms=100'));

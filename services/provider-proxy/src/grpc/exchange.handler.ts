@@ -1,5 +1,5 @@
 import { ROOT_CONTEXT } from '@opentelemetry/api';
-import type { handleBidiStreamingCall } from '@grpc/grpc-js';
+import { Metadata, type handleBidiStreamingCall } from '@grpc/grpc-js';
 import {
   PROXY_DRAINING_FAILURE,
   type ClientFrame__Output,
@@ -77,6 +77,9 @@ class ExchangeSession {
     private readonly logger: Logger,
     private readonly onFinished: () => void,
   ) {
+    // The stream's headers go out before it reads a request: a caller whose stream fails without them knows that
+    // no request of that stream reached this service, and sends them again (StreamProviderCaller).
+    call.sendMetadata(new Metadata());
     this.writer = new FrameWriter(call);
     call.on('data', (message: ClientFrames__Output) => {
       for (const frame of message.frames) this.onFrame(frame);
