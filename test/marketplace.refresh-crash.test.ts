@@ -40,6 +40,8 @@ beforeAll(async () => {
     sandboxEnv: {
       SANDBOX_MARKETPLACE_ACCESS_TOKEN_TTL_MS: '4000',
       SANDBOX_MARKETPLACE_REFRESH_ANSWER_DELAY_MS: String(ANSWER_DELAY_MS),
+      // The refreshes are read back from this log after a few thousand reads; the default keeps the last 5,000.
+      SANDBOX_REQUEST_LOG_LIMIT: '200000',
     },
     proxyEnv: {
       MARKETPLACE_RENEW_AHEAD_MS: '2000',
@@ -110,7 +112,9 @@ describe('a crash inside a refresh', () => {
     await proxyB.kill9();
     loading = false;
     await load;
-    const log = (await fixtures.sandboxRequests(lastSeq)).requests.filter((r) => r.path === REFRESH_PATH);
+    const everything = (await fixtures.sandboxRequests(lastSeq)).requests;
+    expect(everything[0]?.seq).toBe(lastSeq + 1);
+    const log = everything.filter((r) => r.path === REFRESH_PATH);
     // Refreshes the platform took in the last ANSWER_DELAY_MS before the kill had no answer yet.
     const unanswered = log.filter((r) => killedAt - Date.parse(r.time) < ANSWER_DELAY_MS);
     const doomed = new Set(

@@ -26,6 +26,7 @@ const READS: Record<Provider, string> = {
   'marketplace-affiliate': '/api/v2/ams/get_performance_data_update_time?marker_type=AmsMarker',
 };
 const REFRESH_PATH = '/marketplace/api/v2/auth/access_token/get';
+const REQUEST_LOG_LIMIT = 200_000;
 
 let cluster: GatewayCluster;
 let fixtures: GatewayFixtures;
@@ -41,7 +42,11 @@ beforeAll(async () => {
     natsUrl: testNatsUrl(),
     edges: 1,
     actors: 1,
-    sandboxEnv: { SANDBOX_MARKETPLACE_ACCESS_TOKEN_TTL_MS: String(ACCESS_TTL_MS) },
+    sandboxEnv: {
+      SANDBOX_MARKETPLACE_ACCESS_TOKEN_TTL_MS: String(ACCESS_TTL_MS),
+      // The kill test's load sends 10-20 thousand requests; the refreshes among them are read back from this log.
+      SANDBOX_REQUEST_LOG_LIMIT: String(REQUEST_LOG_LIMIT),
+    },
     proxyEnv: {
       MARKETPLACE_RENEW_AHEAD_MS: String(RENEW_AHEAD_MS),
       CREDENTIAL_CACHE_TTL_MS: '500',
@@ -154,6 +159,8 @@ describe('marketplace token renewal', () => {
     expect([...outcomes.keys()]).toEqual(['ok']);
 
     const log = (await fixtures.sandboxRequests(lastSeq)).requests;
+    // A log that dropped its oldest entries would hide the refreshes read back below.
+    expect(log[0]?.seq).toBe(lastSeq + 1);
     for (const connection of connections) {
       const refreshes = refreshesOf(log, connection);
       const used = refreshes.map((r) => (JSON.parse(r.body) as { refresh_token: string }).refresh_token);
@@ -230,6 +237,8 @@ describe('marketplace token renewal', () => {
       if (outcome !== 'ok') lost.push(connection);
     }
     const log = (await fixtures.sandboxRequests(lastSeq)).requests;
+    // A log that dropped its oldest entries would hide the refreshes read back below.
+    expect(log[0]?.seq).toBe(lastSeq + 1);
     // Each lost grant died in a refresh whose answer never reached the store: the refresh token stored now is the
     // one that refresh used (the first refresh that used it; later ones are the survivors' refused retries), and the
     // platform received that refresh in the life of a replica that was then killed. How long before the kill it came
