@@ -8,7 +8,7 @@ export {
 export { createProviderProxyClient } from './provider-proxy.client';
 export type { ProviderProxyUnaryClient } from './provider-proxy.client';
 export { callBuffered } from './provider-caller';
-export type { ProviderCaller, ResponseSink, ResponseHeadInfo, BufferedAnswer } from './provider-caller';
+export type { ProviderCall, ProviderCaller, ResponseSink, ResponseHeadInfo, BufferedAnswer } from './provider-caller';
 export { UnaryProviderCaller } from './provider-proxy.unary-caller';
 export { StreamProviderCaller, PROXY_DRAINING_FAILURE } from './provider-proxy.stream-caller';
 export { createProviderCaller } from './provider-caller.factory';

@@ -27,9 +27,19 @@ export function deliverWhole(sink: ResponseSink, head: ResponseHeadInfo, body: B
   sink.onEnd();
 }
 
+/** One request in flight. */
+export interface ProviderCall {
+  cancel(): void;
+  /**
+   * The sink passed `bytes` more of the body on: provider-proxy may send that many more of an answer asked with a
+   * `window_bytes` (streams only; a unary answer comes whole).
+   */
+  credit(bytes: number): void;
+}
+
 /** How edge-auth and mcp-server reach provider-proxy: unary calls or a multiplexed stream. */
 export interface ProviderCaller {
-  call(request: FetchRequest, sink: ResponseSink): { cancel(): void };
+  call(request: FetchRequest, sink: ResponseSink): ProviderCall;
   close(): void;
 }
 

@@ -5,7 +5,7 @@ import type { FetchRequest } from './generated/gateway/provider/v1/FetchRequest'
 import type { ProviderProxyClient } from './generated/gateway/provider/v1/ProviderProxy';
 import type { ServerFrame__Output } from './generated/gateway/provider/v1/ServerFrame';
 import type { ServerFrames__Output } from './generated/gateway/provider/v1/ServerFrames';
-import { deliverWhole, type ProviderCaller, type ResponseSink } from './provider-caller';
+import { deliverWhole, type ProviderCall, type ProviderCaller, type ResponseSink } from './provider-caller';
 import { createRawProviderProxyClient } from './provider-proxy.contract';
 
 interface InFlight {
@@ -94,10 +94,10 @@ export class StreamProviderCaller implements ProviderCaller {
     }));
   }
 
-  call(request: FetchRequest, sink: ResponseSink): { cancel(): void } {
+  call(request: FetchRequest, sink: ResponseSink): ProviderCall {
     if (this.closed) {
       sink.onEnd(UNREACHABLE);
-      return { cancel: () => undefined };
+      return { cancel: () => undefined, credit: () => undefined };
     }
     const handle = { id: '', cancelled: false };
     this.dispatch(request, sink, handle, Date.now() + (request.timeout_ms || 30_000) + 1_000, 0);
@@ -106,6 +106,7 @@ export class StreamProviderCaller implements ProviderCaller {
         handle.cancelled = true;
         this.cancel(handle.id);
       },
+      credit: (bytes) => this.credit(handle.id, bytes),
     };
   }
 
@@ -300,6 +301,11 @@ export class StreamProviderCaller implements ProviderCaller {
     if (entry.lane.stream) this.send(entry.lane, { cancel: { correlation_id: id } });
     // A request whose stream no replica took yet never reached the platform: it did not time out there.
     this.finish(id, entry.lane.reached ? TIMEOUT : NO_REPLICA);
+  }
+
+  private credit(id: string, bytes: number): void {
+    const entry = this.inFlight.get(id);
+    if (entry?.lane.stream && bytes > 0) this.send(entry.lane, { credit: { correlation_id: id, bytes } });
   }
 
   private cancel(id: string): void {

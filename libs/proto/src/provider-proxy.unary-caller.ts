@@ -1,6 +1,6 @@
 import { Metadata, status as GrpcStatus, type ServiceError } from '@grpc/grpc-js';
 import type { ProviderProxyClient } from './generated/gateway/provider/v1/ProviderProxy';
-import { deliverWhole, type ProviderCaller } from './provider-caller';
+import { deliverWhole, type ProviderCall, type ProviderCaller } from './provider-caller';
 import { grpcFailure } from './grpc-failure';
 import { createRawProviderProxyClient } from './provider-proxy.contract';
 
@@ -12,7 +12,7 @@ export class UnaryProviderCaller implements ProviderCaller {
     this.client = createRawProviderProxyClient(address);
   }
 
-  call(request: Parameters<ProviderCaller['call']>[0], sink: Parameters<ProviderCaller['call']>[1]) {
+  call(request: Parameters<ProviderCaller['call']>[0], sink: Parameters<ProviderCaller['call']>[1]): ProviderCall {
     const deadline = Date.now() + (request.timeout_ms || 30_000) + 1_000;
     const call = this.client.fetch(request, new Metadata(), { deadline }, (error: ServiceError | null, response) => {
       if (error || !response) {
@@ -29,7 +29,7 @@ export class UnaryProviderCaller implements ProviderCaller {
         response.body,
       );
     });
-    return { cancel: () => call.cancel() };
+    return { cancel: () => call.cancel(), credit: () => undefined };
   }
 
   close(): void {

@@ -4,6 +4,7 @@ import type { MessageTypeDefinition } from '@grpc/proto-loader';
 import type { Cancel as _gateway_provider_v1_Cancel, Cancel__Output as _gateway_provider_v1_Cancel__Output } from './gateway/provider/v1/Cancel';
 import type { ClientFrame as _gateway_provider_v1_ClientFrame, ClientFrame__Output as _gateway_provider_v1_ClientFrame__Output } from './gateway/provider/v1/ClientFrame';
 import type { ClientFrames as _gateway_provider_v1_ClientFrames, ClientFrames__Output as _gateway_provider_v1_ClientFrames__Output } from './gateway/provider/v1/ClientFrames';
+import type { Credit as _gateway_provider_v1_Credit, Credit__Output as _gateway_provider_v1_Credit__Output } from './gateway/provider/v1/Credit';
 import type { Failure as _gateway_provider_v1_Failure, Failure__Output as _gateway_provider_v1_Failure__Output } from './gateway/provider/v1/Failure';
 import type { FetchRequest as _gateway_provider_v1_FetchRequest, FetchRequest__Output as _gateway_provider_v1_FetchRequest__Output } from './gateway/provider/v1/FetchRequest';
 import type { FetchResponse as _gateway_provider_v1_FetchResponse, FetchResponse__Output as _gateway_provider_v1_FetchResponse__Output } from './gateway/provider/v1/FetchResponse';
@@ -25,6 +26,7 @@ export interface ProtoGrpcType {
         Cancel: MessageTypeDefinition<_gateway_provider_v1_Cancel, _gateway_provider_v1_Cancel__Output>
         ClientFrame: MessageTypeDefinition<_gateway_provider_v1_ClientFrame, _gateway_provider_v1_ClientFrame__Output>
         ClientFrames: MessageTypeDefinition<_gateway_provider_v1_ClientFrames, _gateway_provider_v1_ClientFrames__Output>
+        Credit: MessageTypeDefinition<_gateway_provider_v1_Credit, _gateway_provider_v1_Credit__Output>
         Failure: MessageTypeDefinition<_gateway_provider_v1_Failure, _gateway_provider_v1_Failure__Output>
         FetchRequest: MessageTypeDefinition<_gateway_provider_v1_FetchRequest, _gateway_provider_v1_FetchRequest__Output>
         FetchResponse: MessageTypeDefinition<_gateway_provider_v1_FetchResponse, _gateway_provider_v1_FetchResponse__Output>

@@ -28,6 +28,8 @@ export interface GatewayDeps {
   logger: Logger;
   /** How long each stage kept a request waiting, in seconds (metrics). */
   stages?: StageClock;
+  /** How long a client may take none of an answer before it is cut (default SEND_TIMEOUT_MS). */
+  sendTimeoutMs?: number;
 }
 
 export interface StageClock {
@@ -163,6 +165,18 @@ function forward(
   propagation.inject(context.active(), traceContext);
   let headSent = false;
   let out: NodeJS.WritableStream = res;
+  /** Body bytes written while the client was behind, granted back to provider-proxy on 'drain'. */
+  let owed = 0;
+  let stalled: NodeJS.Timeout | undefined;
+  // A paused answer holds a platform connection at provider-proxy: a client whose socket takes nothing for the
+  // send timeout loses the answer (nginx's send_timeout); one that takes some, however slowly, keeps it.
+  const watchStall = () => {
+    const taken = takenBySocket(res);
+    stalled = setTimeout(() => {
+      if (takenBySocket(res) > taken) watchStall();
+      else res.destroy();
+    }, deps.sendTimeoutMs ?? SEND_TIMEOUT_MS);
+  };
   const calledAt = performance.now();
   let answered = false;
   const providerAnswered = () => {
@@ -188,7 +202,19 @@ function forward(
       res.writeHead(head.status);
     },
     onChunk(chunk) {
-      out.write(chunk);
+      // Credit goes back once the client's socket took the bytes: a slow client holds the platform's answer back
+      // at provider-proxy, not in this process.
+      if (out.write(chunk) && owed === 0) return handle.credit(chunk.length);
+      owed += chunk.length;
+      if (owed === chunk.length) {
+        watchStall();
+        out.once('drain', () => {
+          clearTimeout(stalled);
+          const bytes = owed;
+          owed = 0;
+          handle.credit(bytes);
+        });
+      }
     },
     onEnd(failure) {
       providerAnswered();
@@ -245,13 +271,26 @@ function forward(
       timeout_ms: deps.upstreamTimeoutMs,
       trace_context: traceContext,
       key_id: verdict.keyId,
+      window_bytes: ANSWER_WINDOW_BYTES,
     },
     sink,
   );
   res.on('close', () => {
+    clearTimeout(stalled);
     if (!res.writableFinished) handle.cancel();
   });
 }
+
+/**
+ * Answer bytes provider-proxy may have on the way to one client beyond what its socket took: bounds what a slow
+ * client costs this process (else up to UPSTREAM_MAX_ANSWER_BYTES each) and keeps 16 chunks in flight for a fast one.
+ */
+const ANSWER_WINDOW_BYTES = 1024 * 1024;
+const SEND_TIMEOUT_MS = 60_000;
+
+/** Bytes the connection handed to the kernel (a socket's bytesWritten also counts what still waits in it). */
+const takenBySocket = (res: ServerResponse): number =>
+  res.socket ? res.socket.bytesWritten - res.socket.writableLength : 0;
 
 /** Framing is edge-auth's own: its length, encoding and connection handling, never the platform's. */
 const FRAMING_HEADERS: ReadonlySet<string> = new Set([

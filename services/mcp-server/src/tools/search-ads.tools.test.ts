@@ -41,7 +41,7 @@ class FakeCaller implements ProviderCaller {
       sink.onChunk(Buffer.from(this.answer.body ?? ''));
       sink.onEnd();
     });
-    return { cancel: () => undefined };
+    return { cancel: () => undefined, credit: () => undefined };
   }
   close() {}
 }

@@ -27,7 +27,7 @@ function deps(decide: (request: DecisionRequest) => Verdict = () => verdict): To
       refund: () => Promise.resolve(),
       refundSuggestion: () => Promise.resolve(),
     },
-    caller: { call: () => ({ cancel: () => undefined }), close: () => undefined },
+    caller: { call: () => ({ cancel: () => undefined, credit: () => undefined }), close: () => undefined },
     index: new EndpointIndex(),
     maxResultChars: 100_000,
     upstreamTimeoutMs: 1_000,

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { credentials, makeClientConstructor, type ServiceClientConstructor } from '@grpc/grpc-js';
 import { service as healthService } from 'grpc-health-check';
+import type { ServerFrames__Output } from '@gateway/proto';
 import {
   ExchangeClient,
   MemoryConnections,
@@ -16,6 +17,8 @@ import { MAX_BATCH_BYTES } from './frame.writer';
 
 const BIG_BODY = randomBytes(300 * 1024 + 123);
 const HUGE_BYTES = 64 * 1024 * 1024;
+const STREAM_BYTES = 32 * 1024 * 1024;
+const WINDOW_BYTES = 256 * 1024;
 
 describe('provider-proxy Exchange', () => {
   let platform: FakePlatform;
@@ -24,6 +27,8 @@ describe('provider-proxy Exchange', () => {
   const accountId = connections.add('token-x');
   /** Bytes the platform managed to write of the endless body before the proxy stopped reading. */
   let hugeWritten = 0;
+  /** Bytes the platform wrote of each `kind=stream` answer, by its `n`. */
+  const streamed = new Map<string, number>();
 
   beforeAll(async () => {
     platform = await startFakePlatform((req, res) => {
@@ -36,6 +41,20 @@ describe('provider-proxy Exchange', () => {
           return res.end(BIG_BODY);
         }
         if (kind === 'hang') return; // never answers
+        if (kind === 'stream') {
+          const n = query.get('n') ?? '';
+          streamed.set(n, 0);
+          res.writeHead(200, { 'content-type': 'application/octet-stream' });
+          const chunk = Buffer.alloc(64 * 1024, 0x61);
+          const pump = () => {
+            while (streamed.get(n)! < STREAM_BYTES) {
+              streamed.set(n, streamed.get(n)! + chunk.length);
+              if (!res.write(chunk)) return void res.once('drain', pump);
+            }
+            res.end();
+          };
+          return pump();
+        }
         if (kind === 'huge') {
           res.writeHead(200, { 'content-type': 'application/json' });
           const chunk = Buffer.alloc(64 * 1024, 0x20);
@@ -224,6 +243,44 @@ describe('provider-proxy Exchange', () => {
     expect(exchange.frames).toEqual([]);
     exchange.stream.end();
     expect(await ended).toMatchObject({ code: 0 });
+  });
+
+  /** Chunk bytes the stream has received for one request so far. */
+  const chunkBytes = (exchange: ExchangeClient, id: string) =>
+    exchange.frames.reduce((sum, f) => sum + (f.correlation_id === id && f.chunk ? f.chunk.length : 0), 0);
+
+  it('sends no more of a body than the window the caller granted, and the rest as its credit comes', async () => {
+    const exchange = new ExchangeClient(harness.client);
+    const answer = exchange.send({ ...request('w1', 'kind=stream&n=w1'), window_bytes: WINDOW_BYTES });
+    await waitFor(() => chunkBytes(exchange, 'w1') >= WINDOW_BYTES);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(chunkBytes(exchange, 'w1')).toBe(WINDOW_BYTES);
+    // The platform's body is not read meanwhile: only socket buffers' worth of it left the platform.
+    expect(streamed.get('w1')).toBeLessThan(STREAM_BYTES / 2);
+
+    // From now on every chunk is granted back as it arrives, as edge-auth does once its client took it.
+    exchange.stream.on('data', (message: ServerFrames__Output) => {
+      const taken = message.frames.filter((f) => f.correlation_id === 'w1' && f.chunk);
+      for (const frame of taken) exchange.write([{ credit: { correlation_id: 'w1', bytes: frame.chunk!.length } }]);
+    });
+    exchange.write([{ credit: { correlation_id: 'w1', bytes: WINDOW_BYTES } }]);
+    const done = await answer;
+
+    expect(done.failure).toBeNull();
+    expect(done.body.length).toBe(STREAM_BYTES);
+    expect(Math.max(...done.chunks.map((chunk) => chunk.length))).toBeLessThanOrEqual(MAX_CHUNK_BYTES);
+    exchange.stream.end();
+  }, 30_000);
+
+  it('aborts the platform call of a request cancelled while it waits for credit', async () => {
+    const exchange = new ExchangeClient(harness.client);
+    const before = platform.requests.length;
+    void exchange.send({ ...request('w2', 'kind=stream&n=w2'), window_bytes: WINDOW_BYTES });
+    await waitFor(() => chunkBytes(exchange, 'w2') >= WINDOW_BYTES);
+    exchange.cancel('w2');
+    await platform.requests[before]!.aborted;
+    expect((await exchange.send(request('w3', 'n=3'))).failure).toBeNull();
+    exchange.stream.end();
   });
 
   it('ends the stream after the client half-closes and the last answer is out', async () => {

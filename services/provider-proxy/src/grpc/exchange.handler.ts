@@ -11,7 +11,7 @@ import {
 } from '@gateway/proto';
 import type { Logger } from '@gateway/telemetry';
 import type { ProxyMetrics } from '../ops/proxy.metrics';
-import { Cancellation, type CancelSignal } from '../proxy/cancellation';
+import { Cancellation } from '../proxy/cancellation';
 import { failure, type ProxyFailure } from '../proxy/proxy-failure';
 import type { ProxyService, ResponseSink } from '../proxy/proxy.service';
 import { FrameWriter, type ExchangeCall } from './frame.writer';
@@ -65,7 +65,7 @@ export class ExchangeStreams {
  * aborts all of them. Each incoming message is a batch of frames, handled in order.
  */
 class ExchangeSession {
-  private readonly inFlight = new Map<string, Cancellation>();
+  private readonly inFlight = new Map<string, ExchangeSink>();
   private readonly writer: FrameWriter;
   private clientDone = false;
   private draining = false;
@@ -102,9 +102,13 @@ class ExchangeSession {
     if (this.finished) return;
     if (frame.cancel) {
       const id = frame.cancel.correlation_id;
-      this.inFlight.get(id)?.abort();
+      this.inFlight.get(id)?.cancellation.abort();
       this.inFlight.delete(id);
       this.endIfIdle();
+      return;
+    }
+    if (frame.credit) {
+      this.inFlight.get(frame.credit.correlation_id)?.grant(frame.credit.bytes);
       return;
     }
     if (frame.request) this.start(frame.request);
@@ -125,13 +129,12 @@ class ExchangeSession {
       void this.writeEnd(id, failure(PROXY_DRAINING_FAILURE.code, PROXY_DRAINING_FAILURE.detail));
       return;
     }
-    const controller = new Cancellation();
-    this.inFlight.set(id, controller);
-    const sink = new ExchangeSink(id, this.writer, controller);
+    const sink = new ExchangeSink(id, this.writer, new Cancellation(), request.window_bytes);
+    this.inFlight.set(id, sink);
     void this.proxy
-      .execute(request, sink, { signal: controller, baseContext: ROOT_CONTEXT, transport: 'exchange' })
+      .execute(request, sink, { signal: sink.cancellation, baseContext: ROOT_CONTEXT, transport: 'exchange' })
       .finally(() => {
-        if (this.inFlight.get(id) === controller) this.inFlight.delete(id);
+        if (this.inFlight.get(id) === sink) this.inFlight.delete(id);
         this.endIfIdle();
       });
   }
@@ -155,7 +158,7 @@ class ExchangeSession {
     if (this.inFlight.size > 0) {
       this.logger.info({ in_flight: this.inFlight.size, reason }, 'exchange stream broke; aborting its platform calls');
     }
-    for (const controller of this.inFlight.values()) controller.abort();
+    for (const sink of this.inFlight.values()) sink.cancellation.abort();
     this.inFlight.clear();
     this.writer.close();
     if (!this.finished) {
@@ -169,18 +172,33 @@ class ExchangeSession {
  * Frames of one request. The head and the first 64 KiB of body are held back: an answer that ends within them goes
  * out as one whole frame (most platform answers are small and arrive at once); a longer one streams as head, chunks
  * and end. A failure before anything went out is then a clean error rather than a broken answer.
+ * A request with a window sends no more chunk bytes than the caller has granted: its write() waits for credit, and
+ * the platform's body is not read meanwhile.
  */
 class ExchangeSink implements ResponseSink {
   private heldHead: ResponseHead | undefined;
   private held: Buffer[] = [];
   private heldBytes = 0;
   private streaming = false;
+  /** Chunk bytes that may still go out; unbounded without a window. */
+  private window: number;
+  private onCredit: (() => void) | undefined;
 
   constructor(
     private readonly id: string,
     private readonly writer: FrameWriter,
-    private readonly signal: CancelSignal,
-  ) {}
+    readonly cancellation: Cancellation,
+    windowBytes: number,
+  ) {
+    this.window = windowBytes > 0 ? windowBytes : Number.POSITIVE_INFINITY;
+  }
+
+  grant(bytes: number): void {
+    this.window += bytes;
+    const wake = this.onCredit;
+    this.onCredit = undefined;
+    wake?.();
+  }
 
   head(head: { status: number; contentType: string; headers: Record<string, string> }): void {
     this.heldHead = { status: head.status, content_type: head.contentType, headers: head.headers };
@@ -215,14 +233,35 @@ class ExchangeSink implements ResponseSink {
   }
 
   private async sendChunks(body: Buffer): Promise<void> {
-    for (let offset = 0; offset < body.length; offset += MAX_CHUNK_BYTES) {
-      if (this.signal.aborted) return;
-      await this.send({ correlation_id: this.id, chunk: body.subarray(offset, offset + MAX_CHUNK_BYTES) });
+    let offset = 0;
+    while (offset < body.length) {
+      if (this.cancellation.aborted) return;
+      if (this.window <= 0) {
+        await this.credited();
+        continue;
+      }
+      const size = Math.min(MAX_CHUNK_BYTES, body.length - offset, this.window);
+      this.window -= size;
+      await this.send({ correlation_id: this.id, chunk: body.subarray(offset, offset + size) });
+      offset += size;
     }
   }
 
+  /** Resolves on the next credit, or when the request is cancelled. */
+  private credited(): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        this.cancellation.removeEventListener('abort', done);
+        this.onCredit = undefined;
+        resolve();
+      };
+      this.onCredit = done;
+      this.cancellation.addEventListener('abort', done);
+    });
+  }
+
   private async send(frame: ServerFrame): Promise<void> {
-    if (this.signal.aborted) return;
+    if (this.cancellation.aborted) return;
     await this.writer.write(frame);
   }
 }

@@ -13,6 +13,7 @@ export interface FetchRequest {
   'key_id'?: (string);
   'method'?: (string);
   'body'?: (Buffer | Uint8Array | string);
+  'window_bytes'?: (number);
 }
 
 export interface FetchRequest__Output {
@@ -27,4 +28,5 @@ export interface FetchRequest__Output {
   'key_id': (string);
   'method': (string);
   'body': (Buffer);
+  'window_bytes': (number);
 }
