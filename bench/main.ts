@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- [--only limiter|gateway|accuracy[,...]] [--quick] [--profile]]`
+ * `npm run bench [-- [--only limiter|gateway|accuracy[,...]] [--quick] [--profile] [--from-source]]`
  *
  * Starts everything it needs (NATS, FerretDB, the gateway cluster, nginx, Gubernator, load generators), runs the
  * three benchmarks of the hot-path issue, prints the report and writes reports/bench-<timestamp>.{md,json}.
@@ -13,6 +13,7 @@ import { pingMongo, repoRoot } from '@gateway/testing';
 import { runAccuracyBench, type AccuracySettings } from './accuracy/accuracy.bench';
 import { runGatewayBench, type GatewaySettings } from './gateway/gateway.bench';
 import { describeMachine } from './lib/machine';
+import { runCommand } from './lib/process';
 import { settle } from './lib/settle';
 import { ensureDebianTool, ensureGoTool } from './lib/tools';
 import { runLimiterBench, type LimiterSettings } from './limiter/limiter.bench';
@@ -60,14 +61,23 @@ const QUICK: Settings = {
   mcp: MCP_BENCH_QUICK,
 };
 
-function parseArgs(argv: string[]): { sections: Section[]; quick: boolean; profile: boolean } {
+interface Args {
+  sections: Section[];
+  quick: boolean;
+  profile: boolean;
+  fromSource: boolean;
+}
+
+function parseArgs(argv: string[]): Args {
   let sections = [...SECTIONS];
   let quick = false;
   let profile = false;
+  let fromSource = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--quick') quick = true;
     else if (arg === '--profile') profile = true;
+    else if (arg === '--from-source') fromSource = true;
     else if (arg === '--only' || arg.startsWith('--only=')) {
       const value = arg.startsWith('--only=') ? arg.slice('--only='.length) : argv[++i];
       const wanted = (value ?? '').split(',').filter(Boolean);
@@ -77,19 +87,30 @@ function parseArgs(argv: string[]): { sections: Section[]; quick: boolean; profi
       }
       sections = SECTIONS.filter((name) => wanted.includes(name));
     } else if (arg === '--help' || arg === '-h') {
-      console.log('usage: npm run bench -- [--only limiter|gateway|accuracy[,...]] [--quick] [--profile]');
-      console.log('  --profile  quota-actor, edge-auth and provider-proxy run with node --cpu-prof; the report');
-      console.log('             summarizes their profiles, the files stay in reports/profiles-<timestamp>/');
+      console.log(
+        'usage: npm run bench -- [--only limiter|gateway|accuracy[,...]] [--quick] [--profile] [--from-source]',
+      );
+      console.log('  --profile      quota-actor, edge-auth and provider-proxy run with node --cpu-prof; the report');
+      console.log('                 summarizes their profiles, the files stay in reports/profiles-<timestamp>/');
+      console.log('  --from-source  the services run from their sources through tsx, as in development, instead of');
+      console.log('                 compiled (npm run build) as the images run them');
       process.exit(0);
     } else {
       throw new Error(`unknown argument ${arg} (try --help)`);
     }
   }
-  return { sections, quick, profile };
+  return { sections, quick, profile, fromSource };
+}
+
+/** The benchmark measures what ships: every workspace compiled by tsc, as the images build it. */
+async function buildServices(log: (message: string) => void): Promise<void> {
+  log('build: npm run build (the services run compiled, as in their images; --from-source skips this)');
+  const result = await runCommand('npm', ['run', 'build', '--silent'], { cwd: repoRoot(), timeoutMs: 15 * 60_000 });
+  if (result.code !== 0) throw new Error(`npm run build failed:\n${(result.stdout + result.stderr).slice(-4000)}`);
 }
 
 async function main(): Promise<void> {
-  const { sections, quick, profile } = parseArgs(process.argv.slice(2));
+  const { sections, quick, profile, fromSource } = parseArgs(process.argv.slice(2));
   const settings = quick ? QUICK : FULL;
   const startedAt = new Date();
   const t0 = Date.now();
@@ -140,7 +161,14 @@ async function main(): Promise<void> {
       16,
     );
     if (profileDir) await mkdir(profileDir, { recursive: true });
-    env = await BenchEnvironment.start({ loadKeys, monthlyQuota: settings.accuracy.monthlyQuota, profileDir, log });
+    if (!fromSource) await buildServices(log);
+    env = await BenchEnvironment.start({
+      loadKeys,
+      monthlyQuota: settings.accuracy.monthlyQuota,
+      profileDir,
+      compiled: !fromSource,
+      log,
+    });
     report.environment = {
       NATS: env.nats.started ? `nats-server started for this run (${env.nats.url})` : `NATS_URL ${env.nats.url}`,
       'MongoDB-wire server': env.mongo.started
@@ -149,7 +177,11 @@ async function main(): Promise<void> {
       'Gateway processes':
         'platform-sandbox, provider-proxy, 1 quota-actor for the gateway runs (a second one joins for the accuracy ' +
         'runs, one of the two is killed there, the survivor serves the limiter runs), edge-auth per gRPC transport ' +
-        '(stream, unary; a second stream edge for the accuracy runs); one Node process each, NODE_ENV=test, ' +
+        '(stream, unary; a second stream edge for the accuracy runs); one Node process each, ' +
+        (fromSource
+          ? 'run from their sources through tsx (--from-source), '
+          : 'compiled by `npm run build` and run as the images run them (node <flags> dist/main.js), ') +
+        'NODE_ENV=test, ' +
         `LOG_LEVEL=warn, PARTITIONS=${env.cluster.sharedEnv.PARTITIONS}, no OpenTelemetry exporter`,
       'Seeded keys':
         `${env.loadKeys.length} load keys (business plan), 1 hot key, 2 block-mode quota keys; ` +

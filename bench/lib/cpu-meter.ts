@@ -33,7 +33,9 @@ function readStat(pid: number): { ppid: number; ticks: number } | undefined {
 function nameOf(pid: number): string {
   try {
     const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
-    const service = argv.map((arg) => /services\/([^/]+)\/src\/main\.ts$/.exec(arg)?.[1]).find(Boolean);
+    const service = argv
+      .map((arg) => /services\/([^/]+)\/(?:src\/main\.ts|dist\/main\.js)$/.exec(arg)?.[1])
+      .find(Boolean);
     if (service === 'edge-auth') {
       const transport = /(?:^|\0)PROVIDER_PROXY_TRANSPORT=(\w+)/.exec(
         readFileSync(`/proc/${pid}/environ`, 'utf8'),

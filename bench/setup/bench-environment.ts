@@ -73,6 +73,8 @@ export class BenchEnvironment {
     monthlyQuota: number;
     /** Where quota-actor, edge-auth and provider-proxy write V8 CPU profiles (node --cpu-prof) when they stop. */
     profileDir?: string;
+    /** The services as the images run them (dist, built by the caller) rather than their sources through tsx. */
+    compiled: boolean;
     log: (message: string) => void;
   }): Promise<BenchEnvironment> {
     const { log } = options;
@@ -101,6 +103,7 @@ export class BenchEnvironment {
       cluster = await startGatewayCluster({
         mongoUri: dbUri,
         natsUrl: nats.url,
+        compiled: options.compiled,
         edges: 0,
         actors: 0,
         // provider-proxy listens on fixed default ports unless told otherwise.

@@ -17,6 +17,8 @@ export interface GatewayClusterOptions {
    * which stands in for a third-party platform.
    */
   preloadTelemetry?: boolean;
+  /** Runs every service compiled, as the images do (StartServiceOptions.compiled; `npm run build` first). */
+  compiled?: boolean;
   /** development or test; test and development both open the sandbox's control routes. */
   nodeEnv?: string;
   onLine?: (service: string, line: string) => void;
@@ -107,6 +109,7 @@ export async function startGatewayCluster(options: GatewayClusterOptions): Promi
         listeners,
         timeoutMs: 60_000,
         preloadTelemetry: options.preloadTelemetry === true && name !== 'platform-sandbox',
+        compiled: options.compiled === true,
         ...(options.onLine ? { onLine: (line) => options.onLine!(name, line) } : {}),
       },
     );

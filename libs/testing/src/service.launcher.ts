@@ -31,6 +31,11 @@ export interface StartServiceOptions {
    * exports only what the OTEL_* variables of the environment ask for.
    */
   preloadTelemetry?: boolean;
+  /**
+   * Runs the compiled service (`node services/<name>/dist/main.js`, libs from their dist) as the images do, instead
+   * of the sources through tsx. `npm run build` must have run; the benchmark measures this form.
+   */
+  compiled?: boolean;
 }
 
 export interface RunningService {
@@ -75,17 +80,23 @@ export function startService(
   options: StartServiceOptions = {},
 ): Promise<RunningService> {
   const root = repoRoot();
-  const entry = options.entry ?? join('services', name, 'src', 'main.ts');
+  const compiled = options.compiled === true && options.entry === undefined;
+  const entry = options.entry ?? join('services', name, compiled ? 'dist' : 'src', compiled ? 'main.js' : 'main.ts');
   const timeoutMs = options.timeoutMs ?? 20_000;
   const wanted = options.listeners ?? [];
   const tail = new OutputTail(options.tailLines ?? 200);
   const urls: Record<string, string> = {};
   let firstUrl: string | undefined;
 
-  const preload = options.preloadTelemetry ? ['--import', join(root, 'libs', 'telemetry', 'src', 'register.ts')] : [];
+  const preload = !options.preloadTelemetry
+    ? []
+    : compiled
+      ? ['--require', join(root, 'libs', 'telemetry', 'dist', 'register.js')]
+      : ['--import', join(root, 'libs', 'telemetry', 'src', 'register.ts')];
   const flags = options.entry === undefined ? serviceNodeFlags(name, root) : [];
+  const loader = compiled ? [] : ['--conditions=development', '--import', 'tsx'];
   const telemetryEnv = options.preloadTelemetry ? { OTEL_SERVICE_NAME: name } : {};
-  const child = spawn(process.execPath, [...flags, '--conditions=development', '--import', 'tsx', ...preload, entry], {
+  const child = spawn(process.execPath, [...flags, ...loader, ...preload, entry], {
     cwd: options.cwd ?? root,
     env: { ...(options.baseEnv ?? process.env), NODE_ENV: 'test', PORT: '0', ...telemetryEnv, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -47,7 +47,8 @@ export interface CustomerMonthOptions {
  * admits against reservations taken from the customer's allowance chain (CustomerAllowance).
  */
 export class CustomerMonth {
-  private readonly shares = new Map<string, CustomerMonthShares>();
+  /** By customer, then month: peek runs on every decision, and the record's customer id is a string V8 has hashed. */
+  private readonly shares = new Map<string, Map<string, CustomerMonthShares>>();
   private readonly reading = new Map<string, Promise<CustomerMonthShares>>();
   private readonly keyLists = new Map<string, { readAtMs: number; keyIds: Promise<string[]> }>();
   private readonly refreshMs: number;
@@ -63,8 +64,7 @@ export class CustomerMonth {
 
   /** The last shares read, starting a background read when they are missing or stale (never waits). */
   peek(customerId: string, month: string, nowMs: number): CustomerMonthShares | undefined {
-    const id = `${customerId}|${month}`;
-    const known = this.shares.get(id);
+    const known = this.shares.get(customerId)?.get(month);
     if (!known || nowMs - known.readAtMs >= this.refreshMs) {
       void this.read(customerId, month).catch(() => undefined);
     }
@@ -81,8 +81,14 @@ export class CustomerMonth {
     if (!pending) {
       pending = this.load(customerId, month)
         .then((shares) => {
-          this.shares.set(id, shares);
-          if (this.shares.size > 100_000) this.shares.clear();
+          let months = this.shares.get(customerId);
+          if (!months) {
+            if (this.shares.size >= 100_000) this.shares.clear();
+            this.shares.set(customerId, (months = new Map()));
+          }
+          months.set(month, shares);
+          // The month that just ended may still be asked for around midnight; older ones never are.
+          if (months.size > 2) months.delete(months.keys().next().value!);
           return shares;
         })
         .finally(() => {

@@ -1,4 +1,12 @@
-import type { Admit, DecisionRequest, KeyDescription, QuotaState, Reject, Verdict } from '@gateway/decisions';
+import type {
+  Admit,
+  DecisionRequest,
+  KeyDescription,
+  QuotaState,
+  RateState,
+  Reject,
+  Verdict,
+} from '@gateway/decisions';
 import type { KeyDecisionRecord } from '@gateway/store';
 import { monthOf, secondsToMonthEnd } from '../limits/calendar';
 import { customerTotal, type CustomerMonthShares } from '../limits/customer-month';
@@ -78,7 +86,6 @@ function decideWithUsage(
   const keyId = record.key_id;
   const rate = request.countRate === false ? entry.limiter!.peek(nowMs) : entry.limiter!.take(nowMs);
   const shares = usageAccess.customerShares(entry, usage, nowMs);
-  const quota = quotaState(record, usage, shares, nowMs);
   if (!rate.allowed) {
     return {
       ok: false,
@@ -86,18 +93,22 @@ function decideWithUsage(
       keyId,
       retryAfterSeconds: Math.max(1, Math.ceil(rate.retryAfterMs / 1000)),
       rate: rate.state,
-      quota,
+      quota: quotaState(record, usage, shares, nowMs),
       // The bucket has no unit before then, and a refused request takes none: the same answer until then.
       holdMs: Math.ceil(rate.retryAfterMs),
     };
   }
+  // The gateway's most frequent decision: its quota is reported after the request is counted, so it is worked out
+  // there, once.
+  if (request.intent === 'forward')
+    return forward(entry, record, request, usage, rate.state, shares, nowMs, usageAccess);
 
   const admit: Admit = {
     ok: true,
     keyId,
     customerId: record.customer_id,
     rate: rate.state,
-    quota,
+    quota: quotaState(record, usage, shares, nowMs),
     mcpTier: record.plan.mcp_tier,
   };
   switch (request.intent) {
@@ -115,9 +126,41 @@ function decideWithUsage(
         const fresh = usageAccess.customerShares(entry, usage, Date.now());
         return { ...admit, suggestions: suggestionState(record, usage, fresh, granted) };
       });
-    case 'forward':
-      return forward(entry, record, request, usage, admit, shares, nowMs, usageAccess);
   }
+}
+
+/** A forward's refusal after the rate check: the key's rate and quota as they stand, nothing counted. */
+function refused(
+  code: Reject['code'],
+  record: KeyDecisionRecord,
+  rate: RateState,
+  quota: QuotaState,
+  detail?: string,
+): Reject {
+  const reject: Reject = { ok: false, code, keyId: record.key_id, rate, quota };
+  if (detail !== undefined) reject.detail = detail;
+  return reject;
+}
+
+/** Counts the request toward the month and admits it, reporting the quota with it counted. */
+function admitted(
+  record: KeyDecisionRecord,
+  usage: UsageCounter,
+  rate: RateState,
+  shares: CustomerMonthShares | undefined,
+  accountId: string,
+  nowMs: number,
+): Admit {
+  usage.count(nowMs);
+  return {
+    ok: true,
+    keyId: record.key_id,
+    customerId: record.customer_id,
+    accountId,
+    rate,
+    quota: quotaState(record, usage, shares, nowMs),
+    mcpTier: record.plan.mcp_tier,
+  };
 }
 
 function forward(
@@ -125,46 +168,53 @@ function forward(
   record: KeyDecisionRecord,
   request: DecisionRequest,
   usage: UsageCounter,
-  admit: Admit,
+  rate: RateState,
   shares: CustomerMonthShares | undefined,
   nowMs: number,
   usageAccess: UsageAccess,
 ): Verdict | Promise<Verdict> {
-  const keyId = record.key_id;
-  const reject = (code: Reject['code'], detail?: string): Reject => ({
-    ok: false,
-    code,
-    keyId,
-    rate: admit.rate,
-    quota: admit.quota,
-    ...(detail === undefined ? {} : { detail }),
-  });
   const provider = request.provider ?? '';
   // spec 5.1 rule 4
   if (!(record.providers as string[]).includes(provider)) {
-    return reject('provider_not_in_plan', `${provider} is not among the key's providers`);
+    return refused(
+      'provider_not_in_plan',
+      record,
+      rate,
+      quotaState(record, usage, shares, nowMs),
+      `${provider} is not among the key's providers`,
+    );
   }
   // Before the account checks: a path off the allowlist is refused whatever the headers (spec 4.2).
-  if (request.pathAllowed !== true) return reject('path_not_allowed');
+  if (request.pathAllowed !== true) {
+    return refused('path_not_allowed', record, rate, quotaState(record, usage, shares, nowMs));
+  }
   // spec 5.1 rules 1-3: "several connections" counts every connection of the key, whatever its provider.
   let accountId = request.accountId;
   if (accountId === undefined) {
     if (record.connections.length > 1) {
-      return reject('missing_account_id', 'the key has several connections: name one in X-Account-Id');
+      return refused(
+        'missing_account_id',
+        record,
+        rate,
+        quotaState(record, usage, shares, nowMs),
+        'the key has several connections: name one in X-Account-Id',
+      );
     }
     accountId = record.connections[0]?.account_id;
   }
   const connection = record.connections.find((candidate) => candidate.account_id === accountId);
   if (!connection || connection.provider !== provider) {
-    return reject('account_not_allowed', `the account is not a ${provider} connection of this key`);
+    return refused(
+      'account_not_allowed',
+      record,
+      rate,
+      quotaState(record, usage, shares, nowMs),
+      `the account is not a ${provider} connection of this key`,
+    );
   }
 
-  const admitted = (): Admit => {
-    usage.count(nowMs);
-    return { ...admit, accountId: connection.account_id, quota: quotaState(record, usage, shares, nowMs) };
-  };
   const plan = record.plan;
-  if (plan.overage_mode !== 'block') return admitted();
+  if (plan.overage_mode !== 'block') return admitted(record, usage, rate, shares, connection.account_id, nowMs);
   const want = Math.max(10, Math.min(1000, Math.ceil(plan.rate_limit_rps)));
   if (usage.used < usage.reserved) {
     // Topped up to a whole chunk once half of it is left, so decisions do not wait for the ledger (and a short
@@ -173,19 +223,20 @@ function forward(
     const left = usage.reserved - usage.used;
     if (left <= want / 2 && nowMs >= usage.exhaustedUntilMs)
       void reserveNext(entry, usage, want - left, nowMs, usageAccess);
-    return admitted();
+    return admitted(record, usage, rate, shares, connection.account_id, nowMs);
   }
+  const quota = quotaState(record, usage, shares, nowMs);
   // The customer's allowance was used up a moment ago: refuse without asking the ledger on every request.
-  if (nowMs < usage.exhaustedUntilMs) return quotaExceeded(keyId, admit, nowMs);
+  if (nowMs < usage.exhaustedUntilMs) return quotaExceeded(record, rate, quota, nowMs);
   // A decision waits for the ledger a bounded time, counted from when the key's reservation started: the
   // partition's other keys wait behind it, and block mode refuses what it cannot count rather than admit it.
   const waitMs = RESERVATION_WAIT_MS - (usage.reservation ? nowMs - usage.reservation.startedAtMs : 0);
   const next = reserveNext(entry, usage, want, nowMs, usageAccess);
-  if (waitMs <= 0) return ledgerUnavailable(keyId, admit);
+  if (waitMs <= 0) return ledgerUnavailable(record, rate, quota);
   return withDeadline(next, waitMs).then((outcome) => {
-    if (outcome === 'late' || outcome === 'failed') return ledgerUnavailable(keyId, admit);
-    if (outcome === 'used_up' || usage.used >= usage.reserved) return quotaExceeded(keyId, admit, nowMs);
-    return admitted();
+    if (outcome === 'late' || outcome === 'failed') return ledgerUnavailable(record, rate, quota);
+    if (outcome === 'used_up' || usage.used >= usage.reserved) return quotaExceeded(record, rate, quota, nowMs);
+    return admitted(record, usage, rate, shares, connection.account_id, nowMs);
   });
 }
 
@@ -225,27 +276,27 @@ function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T | 'late'> {
 }
 
 /** Block mode without an answer from the ledger: refused, never admitted on trust (docs/rest.md, "Limits"). */
-function ledgerUnavailable(keyId: string, admit: Admit): Reject {
+function ledgerUnavailable(record: KeyDecisionRecord, rate: RateState, quota: QuotaState): Reject {
   return {
     ok: false,
     code: 'service_unavailable',
-    keyId,
+    keyId: record.key_id,
     retryAfterSeconds: 1,
-    rate: admit.rate,
-    quota: admit.quota,
+    rate,
+    quota,
     detail: 'the quota ledger did not answer in time; a block-mode key is refused rather than admitted uncounted',
   };
 }
 
-function quotaExceeded(keyId: string, admit: Admit, nowMs: number): Reject {
+function quotaExceeded(record: KeyDecisionRecord, rate: RateState, quota: QuotaState, nowMs: number): Reject {
   return {
     ok: false,
     code: 'quota_exceeded',
-    keyId,
+    keyId: record.key_id,
     retryAfterSeconds: secondsToMonthEnd(nowMs),
-    rate: admit.rate,
+    rate,
     // Refused because the customer's allowance is used up, whatever the others' last-read figures say.
-    quota: { ...admit.quota, used: Math.max(admit.quota.used, admit.quota.limit), remaining: 0 },
+    quota: { ...quota, used: Math.max(quota.used, quota.limit), remaining: 0 },
     detail: 'the monthly quota is used up; it resets at the start of the next calendar month (UTC)',
     holdMs: Math.min(QUOTA_HOLD_MS, secondsToMonthEnd(nowMs) * 1000),
   };
