@@ -1,12 +1,4 @@
-/** Escapes text for HTML element content and double-quoted attribute values. */
-export function escapeHtml(value: string): string {
-  return value
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;')
-    .replace(/'/g, '&#39;');
-}
+import { escapeHtml } from '@gateway/errors';
 
 /** Markup that is already safe (built by `html`), as opposed to text that still needs escaping. */
 export class SafeHtml {

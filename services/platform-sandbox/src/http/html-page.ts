@@ -1,6 +1,4 @@
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
-}
+import { escapeHtml } from '@gateway/errors';
 
 /** The skeleton every simulated platform page shares; `css` gives each platform its own look. */
 export function htmlPage(title: string, css: string, body: string): string {

@@ -1,5 +1,6 @@
 import type { MarketShop } from '../sandbox-shops';
-import { escapeHtml, htmlPage } from '../../http/html-page';
+import { escapeHtml } from '@gateway/errors';
+import { htmlPage } from '../../http/html-page';
 
 const CSS = `
   body { font-family: system-ui, sans-serif; background: #f6f6f6; margin: 0; padding: 2rem; color: #222; }

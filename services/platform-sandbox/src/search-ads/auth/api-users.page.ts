@@ -1,6 +1,7 @@
 import type { ApiUser } from './api-user.store';
 import type { SearchAdsOrg } from '../sandbox-orgs';
-import { escapeHtml, htmlPage } from '../../http/html-page';
+import { escapeHtml } from '@gateway/errors';
+import { htmlPage } from '../../http/html-page';
 
 const CSS = `
   body { font-family: -apple-system, system-ui, sans-serif; background: #f5f5f7; margin: 0; padding: 2rem; color: #1d1d1f; }

@@ -1,5 +1,6 @@
 import type { SandboxBusinessCenter } from '../sandbox-accounts';
-import { escapeHtml, htmlPage } from '../../http/html-page';
+import { escapeHtml } from '@gateway/errors';
+import { htmlPage } from '../../http/html-page';
 
 const CSS = `
   body { font-family: system-ui, sans-serif; background: #f5f5f7; margin: 0; padding: 2rem; color: #161823; }
