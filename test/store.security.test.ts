@@ -207,6 +207,41 @@ describe('store', () => {
       expect(await rotating.resealAll()).toEqual({ resealed: 0, skipped: 0, failed: [tamperedAccountId] });
     });
 
+    it('stores renewed tokens only in place of the ones the renewal started from', async () => {
+      const { record, credentials } = await newConnection();
+      const accountId = record.account_id;
+      const issued = (label: string) => {
+        const next = tokens(label);
+        secrets.push(next.access_token, next.refresh_token!);
+        return next;
+      };
+
+      const renewed = issued('renewed');
+      expect(await store.connections.replaceCredentials(accountId, credentials, renewed)).toBe('stored');
+      expect(await store.connections.loadCredentials(accountId)).toEqual(renewed);
+
+      // A second renewal from the same old tokens (another replica's, late): the newer tokens stay.
+      expect(await store.connections.replaceCredentials(accountId, credentials, issued('late'))).toBe('superseded');
+      expect(await store.connections.loadCredentials(accountId)).toEqual(renewed);
+
+      // The customer re-grants while the old grant is being renewed: the re-grant stays.
+      const regranted = issued('regrant');
+      await store.connections.regrant(accountId, regranted);
+      expect(await store.connections.replaceCredentials(accountId, renewed, issued('old-grant'))).toBe('superseded');
+      expect(await store.connections.loadCredentials(accountId)).toEqual(regranted);
+
+      // A key rotation re-encrypts the same tokens: a renewal that started before it is still stored.
+      const rotating = new ConnectionRepository(store.connection, CredentialCipher.fromEnv(`${K1},${K2}`, 'k2'));
+      await rotating.resealAll();
+      expect((await rotating.findByAccountId(accountId))?.credentials_kid).toBe('k2');
+      const afterRotation = issued('after-rotation');
+      expect(await rotating.replaceCredentials(accountId, regranted, afterRotation)).toBe('stored');
+      expect(await rotating.loadCredentials(accountId)).toEqual(afterRotation);
+
+      await rotating.setStatus(accountId, 'revoked');
+      expect(await rotating.replaceCredentials(accountId, afterRotation, issued('revoked'))).toBe('inactive');
+    });
+
     it('refuses credential operations on a store opened without a cipher', async () => {
       const { record } = await newConnection();
       const withoutCipher = await openStore(uri, { ensureIndexes: false });

@@ -174,4 +174,47 @@ describe('video-shop token renewal', () => {
     const stored = await fixtures.store.connections.loadCredentials(shop.accountId);
     expect(stored?.access_token).toBe(tokens.at(-1));
   }, 90_000);
+  it('keeps a re-grant made while the old grant is being renewed, and answers the waiting request with it', async () => {
+    const customer = await fixtures.customer();
+    await fixtures.setPlan('trial', { rate_limit_rps: 10_000, monthly_quota: 1_000_000 });
+    const shop = await fixtures.videoShopConnection(customer.customer_id, 1);
+    const { secret } = await fixtures.key({
+      customerId: customer.customer_id,
+      providers: ['video-shop'],
+      accountIds: [shop.accountId],
+    });
+    // The platform holds the next refresh long enough for the customer to re-grant while it is under way.
+    const fault = await fetch(`${cluster.sandbox.url}/_sandbox/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ kind: 'latency', path_prefix: REFRESH_PATH, latency_ms: 1_500, count: 1 }),
+    });
+    expect(fault.status).toBe(201);
+    const announced = Date.parse(
+      (await fixtures.store.connections.loadCredentials(shop.accountId))!.access_token_expires_at!,
+    );
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, announced - RENEW_AHEAD_MS - Date.now() + 50)));
+    const log = new LogReader((await fixtures.sandboxRequests()).lastSeq);
+
+    const answer = rawRequest(edges[0]!, '/v1/video-shop/authorization/202309/shops', {
+      headers: { 'X-API-Key': secret },
+    });
+    await waitUntil(async () => refreshesIn(await log.read()).length > 0, {
+      timeoutMs: 5_000,
+      intervalMs: 20,
+      onTimeout: () => new Error('the due token was not renewed'),
+    });
+    const regranted = await fixtures.regrantVideoShop(shop.accountId, shop.openId);
+
+    const response = await answer;
+    expect(response.status).toBe(200);
+    expect(response.json<{ code: number }>().code).toBe(0);
+    const apiCalls = (await log.read()).filter((request) => request.path.startsWith('/video-shop/'));
+    expect(apiCalls.map(tokenOf)).toEqual([regranted.access_token]);
+    const stored = await fixtures.store.connections.findByAccountId(shop.accountId);
+    expect(stored?.status).toBe('active');
+    expect((await fixtures.store.connections.loadCredentials(shop.accountId))?.access_token).toBe(
+      regranted.access_token,
+    );
+  }, 60_000);
 });

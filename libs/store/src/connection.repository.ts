@@ -37,6 +37,11 @@ export interface CreateConnectionInput {
 /** Connections not revoked are the ones that count against the plan's allowance (spec 8). */
 const COUNTED_STATUSES: readonly ConnectionStatus[] = ['active', 'needs_regrant'];
 const CREATE_ATTEMPTS = 3;
+/** Rounds of read, compare and conditional write when something else keeps changing the ciphertext. */
+const REPLACE_ATTEMPTS = 5;
+
+/** What became of a write made over known tokens (replaceCredentials, markNeedsRegrant). */
+export type CredentialsWrite = 'stored' | 'superseded' | 'inactive';
 // Metadata reads leave the ciphertext in the database; only the kid comes back. (FerretDB 1.24 has no
 // projection on findAndModify, so updates return the whole document and the mapper drops the ciphertext.)
 const WITHOUT_CIPHERTEXT = { 'credentials.iv': 0, 'credentials.tag': 0, 'credentials.data': 0 } as const;
@@ -180,14 +185,59 @@ export class ConnectionRepository {
     return parsed.credentials;
   }
 
-  /** After a token refresh (provider-proxy): new tokens for an active connection. False if not active. */
-  async replaceCredentials(accountId: string, credentials: PlatformCredentials): Promise<boolean> {
+  /**
+   * After a token refresh (provider-proxy): `renewed` replaces `renewedFrom`, the tokens the refresh started from,
+   * and only those. A re-grant or another renewal in between wrote tokens that are newer than the refreshed ones:
+   * the write is refused as `superseded` and the newer ones stay. `inactive` when the connection is no longer
+   * active. A key rotation in between re-encrypted the same tokens: the write goes ahead.
+   */
+  async replaceCredentials(
+    accountId: string,
+    renewedFrom: PlatformCredentials,
+    renewed: PlatformCredentials,
+  ): Promise<CredentialsWrite> {
     requireString(accountId, 'account_id');
-    const sealed = this.requireCipher().seal(validCredentials(credentials), accountId);
-    const result = await this.lock.run(`connections:${accountId}`, () =>
-      this.connections.updateOne({ _id: accountId, status: 'active' }, { $set: { credentials: sealed } }),
-    );
-    return result.matchedCount === 1;
+    const sealed = this.requireCipher().seal(validCredentials(renewed), accountId);
+    return this.writeOverTokens(accountId, renewedFrom, { credentials: sealed });
+  }
+
+  /**
+   * The platform refused `refused` for good (provider-proxy): the connection needs a re-grant, unless its tokens
+   * changed meanwhile (`superseded`: the customer re-granted while the old grant was being refused).
+   */
+  async markNeedsRegrant(accountId: string, refused: PlatformCredentials): Promise<CredentialsWrite> {
+    requireString(accountId, 'account_id');
+    return this.writeOverTokens(accountId, refused, { status: 'needs_regrant' });
+  }
+
+  /** `set` applied to an active connection whose tokens are still `expected`, judged on what is stored now. */
+  private writeOverTokens(
+    accountId: string,
+    expected: PlatformCredentials,
+    set: Partial<ConnectionDocument>,
+  ): Promise<CredentialsWrite> {
+    const cipher = this.requireCipher();
+    return this.lock.run(`connections:${accountId}`, async () => {
+      for (let attempt = 1; ; attempt += 1) {
+        const doc = await this.connections
+          .findOne({ _id: accountId }, { credentials: 1, status: 1 })
+          .lean<Pick<ConnectionDocument, 'credentials' | 'status'>>();
+        if (doc === null || doc.status !== 'active') return 'inactive';
+        const current = parsePlatformCredentials(cipher.open(doc.credentials, accountId));
+        if (!current.ok)
+          throw new StoreError('integrity', `stored credentials of ${accountId} have an unexpected shape`);
+        if (!sameTokens(current.credentials, expected)) return 'superseded';
+        // Written only over the ciphertext just read: whatever changed it since is read and judged again.
+        const result = await this.connections.updateOne(
+          { _id: accountId, status: 'active', 'credentials.data': doc.credentials.data },
+          { $set: set },
+        );
+        if (result.matchedCount === 1) return 'stored';
+        if (attempt >= REPLACE_ATTEMPTS) {
+          throw new StoreError('conflict', `the credentials of ${accountId} kept changing while they were replaced`);
+        }
+      }
+    });
   }
 
   /**
@@ -231,6 +281,11 @@ export class ConnectionRepository {
     }
     return this.cipher;
   }
+}
+
+/** The same grant at the same point of its life: the tokens a platform hands out are unique. */
+function sameTokens(a: PlatformCredentials, b: PlatformCredentials): boolean {
+  return a.access_token === b.access_token && a.refresh_token === b.refresh_token;
 }
 
 function validCredentials(value: unknown): PlatformCredentials {

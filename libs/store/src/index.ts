@@ -54,7 +54,7 @@ export type {
 export { CONNECTION_STATUSES } from './connection.model';
 export type { ConnectionStatus } from './connection.model';
 export { ConnectionRepository } from './connection.repository';
-export type { ConnectionRecord, CreateConnectionInput } from './connection.repository';
+export type { ConnectionRecord, CreateConnectionInput, CredentialsWrite } from './connection.repository';
 
 export { monthlyUsageId } from './monthly-usage.model';
 export { MonthlyUsageRepository, usageMonth, usageDay } from './monthly-usage.repository';

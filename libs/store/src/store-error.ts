@@ -4,7 +4,7 @@
  * integrity: stored data contradicts itself (a key whose customer or plan is missing).
  * no_cipher: a credential operation on a store opened without a CredentialCipher.
  */
-export type StoreErrorCode = 'invalid_input' | 'duplicate' | 'integrity' | 'no_cipher';
+export type StoreErrorCode = 'invalid_input' | 'duplicate' | 'integrity' | 'no_cipher' | 'conflict';
 
 /** Thrown by repositories. Messages name ids and fields, never secrets, tokens or key material. */
 export class StoreError extends Error {

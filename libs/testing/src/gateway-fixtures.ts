@@ -7,6 +7,7 @@ import {
   type CustomerRecord,
   type Plan,
   type PlanName,
+  type PlatformCredentials,
   type ProviderId,
   type Store,
 } from '@gateway/store';
@@ -106,8 +107,39 @@ export class GatewayFixtures {
       sellers: { open_id: string }[];
     };
     const openId = sellers.sellers[sellerIndex % sellers.sellers.length]!.open_id;
+    const { credentials, shop } = await this.mintVideoShopGrant(openId, shopIndex);
+    const connection = await this.store.connections.create({
+      customer_id: customerId,
+      provider: 'video-shop',
+      external_account_ids: [shop.id],
+      credentials,
+    });
+    return {
+      accountId: connection.account_id,
+      shopId: shop.id,
+      accessToken: credentials.access_token,
+      refreshToken: credentials.refresh_token!,
+      openId,
+    };
+  }
+
+  /**
+   * The seller grants again (a re-grant in the portal): a new grant at the sandbox, its tokens stored on the same
+   * connection. Returns the new credentials.
+   */
+  async regrantVideoShop(accountId: string, openId: string, shopIndex = 0): Promise<PlatformCredentials> {
+    const { credentials } = await this.mintVideoShopGrant(openId, shopIndex);
+    if (!(await this.store.connections.regrant(accountId, credentials))) throw new Error(`no connection ${accountId}`);
+    return credentials;
+  }
+
+  /** A grant the sandbox issued for a seller, as the portal's grant flow stores it for one of its shops. */
+  private async mintVideoShopGrant(
+    openId: string,
+    shopIndex: number,
+  ): Promise<{ credentials: PlatformCredentials; shop: { id: string; cipher: string } }> {
     const minted = (await (
-      await fetch(`${sandbox}/_sandbox/video-shop/grants`, {
+      await fetch(`${this.cluster.sandbox.url}/_sandbox/video-shop/grants`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ open_id: openId }),
@@ -120,10 +152,8 @@ export class GatewayFixtures {
       shops: { id: string; cipher: string }[];
     };
     const shop = minted.shops[shopIndex % minted.shops.length]!;
-    const connection = await this.store.connections.create({
-      customer_id: customerId,
-      provider: 'video-shop',
-      external_account_ids: [shop.id],
+    return {
+      shop,
       credentials: {
         access_token: minted.access_token,
         refresh_token: minted.refresh_token,
@@ -131,13 +161,6 @@ export class GatewayFixtures {
         refresh_token_expires_at: new Date(minted.refresh_token_expire_in * 1000).toISOString(),
         attributes: { shop_cipher: shop.cipher, shop_id: shop.id },
       },
-    });
-    return {
-      accountId: connection.account_id,
-      shopId: shop.id,
-      accessToken: minted.access_token,
-      refreshToken: minted.refresh_token,
-      openId,
     };
   }
 

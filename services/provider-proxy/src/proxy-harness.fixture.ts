@@ -15,7 +15,7 @@ import {
   type ServerFrame__Output,
   type ServerFrames__Output,
 } from '@gateway/proto';
-import { newAccountId } from '@gateway/store';
+import { newAccountId, type CredentialsWrite } from '@gateway/store';
 import { createLogger } from '@gateway/telemetry';
 import type { ConnectionCredentials } from './adapters/provider-adapter';
 import type { ConnectionLookup, ConnectionSource } from './credentials/connection.source';
@@ -88,17 +88,24 @@ export class MemoryConnections implements ConnectionSource {
     return this.lookups.get(accountId) ?? { found: false };
   }
 
-  async store(accountId: string, credentials: ConnectionCredentials): Promise<boolean> {
+  async store(
+    accountId: string,
+    renewedFrom: ConnectionCredentials,
+    credentials: ConnectionCredentials,
+  ): Promise<CredentialsWrite> {
     const current = this.lookups.get(accountId);
-    if (!current?.found || !current.active) return false;
+    if (!current?.found || !current.active) return 'inactive';
+    if (current.credentials.access_token !== renewedFrom.access_token) return 'superseded';
     this.lookups.set(accountId, { ...current, credentials });
-    return true;
+    return 'stored';
   }
 
-  async markNeedsRegrant(accountId: string): Promise<void> {
+  async markNeedsRegrant(accountId: string, refused: ConnectionCredentials): Promise<CredentialsWrite> {
     const current = this.lookups.get(accountId);
-    if (current?.found)
-      this.lookups.set(accountId, { found: true, provider: current.provider, active: false, status: 'needs_regrant' });
+    if (!current?.found || !current.active) return 'inactive';
+    if (current.credentials.access_token !== refused.access_token) return 'superseded';
+    this.lookups.set(accountId, { found: true, provider: current.provider, active: false, status: 'needs_regrant' });
+    return 'stored';
   }
 }
 

@@ -1,5 +1,11 @@
 import { isProviderId, type ProviderId } from '@gateway/catalogue';
-import { CredentialCipherError, StoreError, type ConnectionRecord, type PlatformCredentials } from '@gateway/store';
+import {
+  CredentialCipherError,
+  StoreError,
+  type ConnectionRecord,
+  type CredentialsWrite,
+  type PlatformCredentials,
+} from '@gateway/store';
 import type { ConnectionCredentials } from '../adapters/provider-adapter';
 
 /** What the proxy needs to know about one connection. */
@@ -12,10 +18,20 @@ export type ConnectionLookup =
 export interface ConnectionSource {
   /** Throws on a store outage; a connection whose credentials cannot be opened throws UnusableCredentialsError. */
   lookup(accountId: string): Promise<ConnectionLookup>;
-  /** Stores renewed credentials (sealed) of an active connection; false when it is no longer active. */
-  store(accountId: string, credentials: ConnectionCredentials): Promise<boolean>;
-  /** The platform refused a renewal or reports the grant dead: the customer must re-grant in the portal. */
-  markNeedsRegrant(accountId: string): Promise<void>;
+  /**
+   * Stores renewed credentials (sealed) in place of the ones the renewal started from: `superseded` when others
+   * (a re-grant) replaced those meanwhile, `inactive` when the connection is no longer active.
+   */
+  store(
+    accountId: string,
+    renewedFrom: ConnectionCredentials,
+    renewed: ConnectionCredentials,
+  ): Promise<CredentialsWrite>;
+  /**
+   * The platform refused `refused` for good (a renewal, or a long-lived token): the customer must re-grant in the
+   * portal. `superseded` when the stored tokens are no longer those (re-granted meanwhile): nothing is marked.
+   */
+  markNeedsRegrant(accountId: string, refused: ConnectionCredentials): Promise<CredentialsWrite>;
 }
 
 /** Every active connection, page by page: what the refresh-token sweep walks. */
@@ -40,8 +56,12 @@ export class UnusableCredentialsError extends Error {
 export interface ConnectionReader {
   findByAccountId(accountId: string): Promise<ConnectionRecord | null>;
   loadCredentials(accountId: string): Promise<PlatformCredentials | null>;
-  replaceCredentials(accountId: string, credentials: PlatformCredentials): Promise<boolean>;
-  setStatus(accountId: string, status: 'needs_regrant'): Promise<ConnectionRecord | null>;
+  replaceCredentials(
+    accountId: string,
+    renewedFrom: PlatformCredentials,
+    renewed: PlatformCredentials,
+  ): Promise<CredentialsWrite>;
+  markNeedsRegrant(accountId: string, refused: PlatformCredentials): Promise<CredentialsWrite>;
   listActive(
     providers: readonly ProviderId[],
     after: string | undefined,
@@ -70,12 +90,16 @@ export class StoreConnectionSource implements ConnectionSource, ConnectionLister
     return { found: true, provider: record.provider, active: true, credentials };
   }
 
-  store(accountId: string, credentials: ConnectionCredentials): Promise<boolean> {
-    return this.connections.replaceCredentials(accountId, credentials);
+  store(
+    accountId: string,
+    renewedFrom: ConnectionCredentials,
+    renewed: ConnectionCredentials,
+  ): Promise<CredentialsWrite> {
+    return this.connections.replaceCredentials(accountId, renewedFrom, renewed);
   }
 
-  async markNeedsRegrant(accountId: string): Promise<void> {
-    await this.connections.setStatus(accountId, 'needs_regrant');
+  markNeedsRegrant(accountId: string, refused: ConnectionCredentials): Promise<CredentialsWrite> {
+    return this.connections.markNeedsRegrant(accountId, refused);
   }
 
   async listActive(

@@ -15,8 +15,8 @@ class FakeSource implements ConnectionSource {
     );
   }
 
-  store = () => Promise.resolve(true);
-  markNeedsRegrant = () => Promise.resolve();
+  store = () => Promise.resolve('stored' as const);
+  markNeedsRegrant = () => Promise.resolve('stored' as const);
 
   async lookup(accountId: string): Promise<ConnectionLookup> {
     this.reads += 1;

@@ -1,5 +1,6 @@
 import type { ConnectionCredentials, ProviderAdapter, RenewOutcome } from '../adapters/provider-adapter';
 import { QpsGuard } from '../limits/qps-guard';
+import type { CredentialsWrite } from '@gateway/store';
 import type { ConnectionLister, ConnectionLookup, ConnectionSource } from './connection.source';
 import { CredentialCache } from './credential.cache';
 import { RefreshTokenSweep } from './refresh-token.sweep';
@@ -20,12 +21,23 @@ class SharedStore implements ConnectionSource, ConnectionLister {
     const credentials = this.connections.get(accountId);
     return credentials ? { found: true, provider: 'marketplace', active: true, credentials } : { found: false };
   }
-  async store(accountId: string, credentials: ConnectionCredentials): Promise<boolean> {
+  async store(
+    accountId: string,
+    renewedFrom: ConnectionCredentials,
+    credentials: ConnectionCredentials,
+  ): Promise<CredentialsWrite> {
+    const current = this.connections.get(accountId);
+    if (!current) return 'inactive';
+    if (current.refresh_token !== renewedFrom.refresh_token) return 'superseded';
     this.connections.set(accountId, credentials);
-    return true;
+    return 'stored';
   }
-  async markNeedsRegrant(accountId: string): Promise<void> {
+  async markNeedsRegrant(accountId: string, refused: ConnectionCredentials): Promise<CredentialsWrite> {
+    const current = this.connections.get(accountId);
+    if (!current) return 'inactive';
+    if (current.refresh_token !== refused.refresh_token) return 'superseded';
     this.connections.delete(accountId);
+    return 'stored';
   }
   async listActive(_providers: readonly string[], after: string | undefined, limit: number) {
     return [...this.connections.keys()]

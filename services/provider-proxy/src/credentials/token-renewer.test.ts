@@ -1,5 +1,6 @@
 import type { ConnectionCredentials, ProviderAdapter, RenewOutcome } from '../adapters/provider-adapter';
 import { QpsGuard } from '../limits/qps-guard';
+import type { CredentialsWrite } from '@gateway/store';
 import type { ConnectionLookup, ConnectionSource } from './connection.source';
 import { CredentialCache } from './credential.cache';
 import { LocalRenewalLease, type RenewalLease } from './renewal-lease';
@@ -19,17 +20,30 @@ class StoreSource implements ConnectionSource {
   async lookup(): Promise<ConnectionLookup> {
     return this.lookup_;
   }
-  async store(_accountId: string, credentials: ConnectionCredentials): Promise<boolean> {
+  async store(
+    _accountId: string,
+    renewedFrom: ConnectionCredentials,
+    credentials: ConnectionCredentials,
+  ): Promise<CredentialsWrite> {
     if (this.failingWrites > 0) {
       this.failingWrites -= 1;
       throw new Error('MongoServerSelectionError');
     }
+    if (!this.lookup_.found || !this.lookup_.active) return 'inactive';
+    if (this.lookup_.credentials.access_token !== renewedFrom.access_token) return 'superseded';
     this.writes.push(credentials);
-    if (this.lookup_.found && this.lookup_.active) this.lookup_ = { ...this.lookup_, credentials };
-    return true;
+    this.lookup_ = { ...this.lookup_, credentials };
+    return 'stored';
   }
-  async markNeedsRegrant(): Promise<void> {
+  /** The customer grants again in the portal. */
+  regrant(credentials: ConnectionCredentials): void {
+    this.lookup_ = { found: true, provider: 'video-shop', active: true, credentials };
+  }
+  async markNeedsRegrant(_accountId: string, refused: ConnectionCredentials): Promise<CredentialsWrite> {
+    if (!this.lookup_.found || !this.lookup_.active) return 'inactive';
+    if (this.lookup_.credentials.access_token !== refused.access_token) return 'superseded';
     this.lookup_ = { found: true, provider: 'video-shop', active: false, status: 'needs_regrant' };
+    return 'stored';
   }
 }
 
@@ -109,7 +123,7 @@ describe('token renewer', () => {
 
   it('uses tokens another renewal already stored instead of renewing again', async () => {
     const { source, renewer } = setup(due);
-    await source.store('acct_1', fresh);
+    await source.store('acct_1', due, fresh);
     source.writes = [];
     const a = adapter(async () => {
       throw new Error('must not renew');
@@ -130,8 +144,32 @@ describe('token renewer', () => {
     });
     const waiting = renewer.renew(request(a, due, true));
     await new Promise((resolve) => setTimeout(resolve, 5));
-    await source.store('acct_1', fresh);
+    await source.store('acct_1', due, fresh);
     expect(await waiting).toEqual({ ok: true, credentials: fresh, renewed: false });
+  });
+
+  it('keeps a re-grant made during a renewal, and answers with its tokens', async () => {
+    const { source, cache, renewer } = setup(due);
+    const regranted: ConnectionCredentials = { ...fresh, access_token: 'granted', refresh_token: 'granted-rt' };
+    const a = adapter(async () => {
+      source.regrant(regranted);
+      return { ok: true, credentials: fresh };
+    });
+    expect(await renewer.renew(request(a, due))).toEqual({ ok: true, credentials: regranted, renewed: false });
+    expect(source.writes).toEqual([]);
+    expect(await source.lookup()).toMatchObject({ active: true, credentials: regranted });
+    expect(await cache.get('acct_1')).toMatchObject({ ok: true, credentials: regranted });
+  });
+
+  it('does not mark a connection needs_regrant when the refused grant was replaced by a re-grant meanwhile', async () => {
+    const { source, renewer } = setup(due);
+    const regranted: ConnectionCredentials = { ...fresh, access_token: 'granted', refresh_token: 'granted-rt' };
+    const a = adapter(async () => {
+      source.regrant(regranted);
+      return { ok: false, reason: 'refused', detail: 'the old grant was cancelled' };
+    });
+    expect(await renewer.renew(request(a, due))).toEqual({ ok: true, credentials: regranted, renewed: false });
+    expect(await source.lookup()).toMatchObject({ active: true, credentials: regranted });
   });
 
   it('marks the connection needs_regrant when the platform refuses the renewal', async () => {

@@ -2,6 +2,7 @@ import { performance } from 'node:perf_hooks';
 import type { Logger } from '@gateway/telemetry';
 import type { ConnectionCredentials, ProviderAdapter } from '../adapters/provider-adapter';
 import type { CancelSignal } from '../proxy/cancellation';
+import type { CredentialsWrite } from '@gateway/store';
 import type { ConnectionSource } from './connection.source';
 import type { CredentialCache } from './credential.cache';
 import type { RenewalLease } from './renewal-lease';
@@ -78,10 +79,13 @@ export class TokenRenewer {
     return Date.parse(credentials.access_token_expires_at) - this.now() < adapter.tokens.renewAheadMs;
   }
 
-  /** A long-lived grant the platform refuses is dead: the customer must re-grant it. */
-  async markNeedsRegrant(accountId: string): Promise<void> {
+  /**
+   * A long-lived grant the platform refuses is dead: the customer must re-grant it. `superseded` when they already
+   * did (the stored token is no longer the refused one).
+   */
+  async markNeedsRegrant(accountId: string, refused: ConnectionCredentials): Promise<CredentialsWrite> {
     this.options.cache.invalidate(accountId);
-    await this.options.source.markNeedsRegrant(accountId);
+    return this.options.source.markNeedsRegrant(accountId, refused);
   }
 
   private isExpired(credentials: ConnectionCredentials): boolean {
@@ -160,18 +164,29 @@ export class TokenRenewer {
     if (!outcome.ok) {
       onRenewal?.(adapter.provider, outcome.reason);
       if (outcome.reason === 'unavailable') return { ok: false, reason: 'unavailable', detail: outcome.detail };
-      await source.markNeedsRegrant(accountId);
+      const marked = await source.markNeedsRegrant(accountId, stored);
       cache.invalidate(accountId);
+      // The old grant was refused because the customer replaced it: the new one is not marked, and is used.
+      if (marked === 'superseded') return this.regranted(request);
+      if (marked === 'inactive')
+        return { ok: false, reason: 'inactive', detail: 'the connection was revoked meanwhile' };
       return { ok: false, reason: 'needs_regrant', detail: outcome.detail };
     }
     // Stored before use: a rotated refresh token that only lived in memory would be lost with this process.
     const answeredAt = performance.now();
-    const written = await this.storeWithRetries(accountId, outcome.credentials);
+    const written = await this.storeWithRetries(accountId, stored, outcome.credentials);
     const exposedMs = performance.now() - sentAt;
     onRenewal?.(adapter.provider, written === 'stored' ? 'renewed' : `store_${written}`, exposedMs);
     if (written === 'inactive') {
       cache.invalidate(accountId);
-      return { ok: false, reason: 'inactive', detail: 'the connection was revoked or re-granted meanwhile' };
+      return { ok: false, reason: 'inactive', detail: 'the connection was revoked meanwhile' };
+    }
+    if (written === 'superseded') {
+      // The customer re-granted while the old grant was renewed: the new grant's tokens stay, and this request
+      // uses them. What the platform renewed is dropped.
+      cache.invalidate(accountId);
+      logger?.info({ account_id: accountId, provider: adapter.provider }, 'renewed tokens superseded by a re-grant');
+      return this.regranted(request);
     }
     if (written === 'failed') {
       cache.invalidate(accountId);
@@ -200,11 +215,12 @@ export class TokenRenewer {
    */
   private async storeWithRetries(
     accountId: string,
-    credentials: ConnectionCredentials,
-  ): Promise<'stored' | 'inactive' | 'failed'> {
+    renewedFrom: ConnectionCredentials,
+    renewed: ConnectionCredentials,
+  ): Promise<CredentialsWrite | 'failed'> {
     for (let attempt = 1; ; attempt += 1) {
       try {
-        return (await this.options.source.store(accountId, credentials)) ? 'stored' : 'inactive';
+        return await this.options.source.store(accountId, renewedFrom, renewed);
       } catch (error) {
         if (attempt >= this.storeAttempts) return 'failed';
         this.options.logger?.warn(
@@ -215,6 +231,14 @@ export class TokenRenewer {
       await delay(this.storeRetryMs * 2 ** (attempt - 1));
       if (!(await this.extendLease(accountId))) return 'failed';
     }
+  }
+
+  /** The tokens a re-grant stored while the old grant was renewed or refused, for the request that waited. */
+  private async regranted(request: RenewRequest): Promise<RenewalResult> {
+    const current = await this.read(request);
+    if (!current.ok) return current;
+    this.options.cache.put(request.accountId, request.adapter.provider, current.credentials);
+    return { ok: true, credentials: current.credentials, renewed: false };
   }
 
   /** False only when another holder has the lease; an unreachable NATS leaves it ours until it expires. */

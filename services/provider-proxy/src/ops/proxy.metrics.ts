@@ -64,7 +64,8 @@ export function createProxyMetrics(): ProxyMetrics {
       name: 'provider_token_renewals_total',
       help:
         'Platform token renewals this replica made, by outcome: renewed, refused (re-grant needed), unavailable, ' +
-        'store_failed (new tokens not stored), store_inactive (revoked meanwhile).',
+        'store_failed (new tokens not stored), store_inactive (revoked meanwhile), store_superseded (re-granted ' +
+        'meanwhile: the new grant kept).',
       labelNames: ['provider', 'outcome'],
     }),
     renewalExposure: createHistogram(registry, {

@@ -17,7 +17,7 @@ import {
   type EndpointSpec,
 } from '@gateway/catalogue';
 import type { FetchRequest__Output } from '@gateway/proto';
-import { isWellFormedAccountId } from '@gateway/store';
+import { isWellFormedAccountId, type CredentialsWrite } from '@gateway/store';
 import { setSafeAttributes, type Logger } from '@gateway/telemetry';
 import type { AdapterRegistry } from '../adapters/adapter.registry';
 import type { ConnectionCredentials, PlatformCall as AdapterCall, ProviderAdapter } from '../adapters/provider-adapter';
@@ -390,10 +390,13 @@ export class ProxyService {
     setSafeAttributes(scope.span, { 'gateway.token_reloaded': true, 'gateway.token_retried': changed });
     if (!reloaded.ok) return reloaded;
     if (!changed) {
-      // The stored token is the refused one: the grant itself is dead.
+      // The stored token is the refused one: the grant itself is dead, unless the customer re-granted just now.
       credentials.invalidate(accountId, used.credentials.access_token);
-      await this.markNeedsRegrant(accountId);
-      return { ok: false, failure: needsRegrant(accountId) };
+      if ((await this.markNeedsRegrant(accountId, used.credentials)) !== 'superseded') {
+        return { ok: false, failure: needsRegrant(accountId) };
+      }
+      const regranted = await this.connection(accountId, scope.provider);
+      return regranted.ok ? this.callPlatform(scope, regranted.credentials) : regranted;
     }
     return this.callPlatform(scope, reloaded.credentials);
   }
@@ -416,11 +419,15 @@ export class ProxyService {
     return result;
   }
 
-  private async markNeedsRegrant(accountId: string): Promise<void> {
+  private async markNeedsRegrant(
+    accountId: string,
+    refused: ConnectionCredentials,
+  ): Promise<CredentialsWrite | 'failed'> {
     try {
-      await this.options.renewer.markNeedsRegrant(accountId);
+      return await this.options.renewer.markNeedsRegrant(accountId, refused);
     } catch (error) {
       this.options.logger.warn({ account_id: accountId, err: safeError(error) }, 'could not mark needs_regrant');
+      return 'failed';
     }
   }
 
