@@ -54,6 +54,13 @@ export interface ActorNodeDeps {
  * One quota-actor process: keeps its membership alive, holds its share of the partition leases (ceil(P / live
  * nodes)), runs one PartitionActor per held partition, flushes usage, and hands every partition over on stop.
  */
+/**
+ * The usage flush of a node is spread over the interval in this many slices of its partitions: the database gets a
+ * small write every interval / slices instead of every key's update at once, a burst that competes with decisions
+ * for the cores.
+ */
+const FLUSH_SLICES = 10;
+
 export class ActorNode {
   private readonly actors = new Map<number, PartitionActor>();
   private leases!: LeaseTable;
@@ -64,7 +71,6 @@ export class ActorNode {
   private ticking: Promise<void> = Promise.resolve();
   private nodeSubscription?: Subscription;
   private customerFlushSubscription?: Subscription;
-  private flushing = false;
   private stopping = false;
   private readonly offset: number;
 
@@ -105,7 +111,15 @@ export class ActorNode {
     this.tickTimer = setInterval(() => {
       this.ticking = this.ticking.then(() => this.tick()).catch((error: unknown) => this.logTickError(error));
     }, this.options.tickMs);
-    this.flushTimer = setInterval(() => void this.flushAll(), this.options.flushIntervalMs);
+    const slices = Math.min(FLUSH_SLICES, this.options.partitions);
+    let slice = 0;
+    this.flushTimer = setInterval(
+      () => {
+        this.flushSlice(slice, slices);
+        slice = (slice + 1) % slices;
+      },
+      Math.max(1, Math.floor(this.options.flushIntervalMs / slices)),
+    );
     this.evictTimer = setInterval(
       () => this.actors.forEach((actor) => actor.evictIdle(this.options.idleEvictMs)),
       Math.max(1000, Math.floor(this.options.idleEvictMs / 4)),
@@ -258,15 +272,13 @@ export class ActorNode {
     this.deps.logger.info({ partition }, 'released partition');
   }
 
-  private async flushAll(): Promise<void> {
-    // One round at a time: when the database is slower than the interval, the next round writes the counts
-    // gathered meanwhile in one go, instead of queueing rounds without bound in front of every other query.
-    if (this.flushing) return;
-    this.flushing = true;
-    try {
-      await Promise.all([...this.actors.values()].map((actor) => actor.flush()));
-    } finally {
-      this.flushing = false;
+  /**
+   * One slice of the node's partitions writes its usage; the slices take turns, so every key is still written once
+   * per interval. A partition whose previous write is still under way skips its turn (PartitionActor.flush).
+   */
+  private flushSlice(slice: number, slices: number): void {
+    for (const [partition, actor] of this.actors) {
+      if (partition % slices === slice) void actor.flush();
     }
   }
 }
