@@ -169,20 +169,12 @@ export class ConnectionRepository {
   }
 
   /**
-   * The only call that decrypts (used by provider-proxy). Null unless the connection exists and is active:
-   * tokens of a revoked or refused connection are never handed out.
+   * The decrypted tokens, for provider-proxy only. Null unless the connection exists and is active: tokens of a
+   * revoked or refused connection are never handed out.
    */
   async loadCredentials(accountId: string): Promise<PlatformCredentials | null> {
     requireString(accountId, 'account_id');
-    const cipher = this.requireCipher();
-    // Status is checked here rather than in the filter: a filter of `_id` alone is the one FerretDB runs in SQLite.
-    const doc = await this.connections
-      .findOne({ _id: accountId }, { credentials: 1, status: 1 })
-      .lean<Pick<ConnectionDocument, 'credentials' | 'status'>>();
-    if (doc === null || doc.status !== 'active') return null;
-    const parsed = parsePlatformCredentials(cipher.open(doc.credentials, accountId));
-    if (!parsed.ok) throw new StoreError('integrity', `stored credentials of ${accountId} have an unexpected shape`);
-    return parsed.credentials;
+    return (await this.openActive(accountId))?.credentials ?? null;
   }
 
   /**
@@ -216,20 +208,14 @@ export class ConnectionRepository {
     expected: PlatformCredentials,
     set: Partial<ConnectionDocument>,
   ): Promise<CredentialsWrite> {
-    const cipher = this.requireCipher();
     return this.lock.run(`connections:${accountId}`, async () => {
       for (let attempt = 1; ; attempt += 1) {
-        const doc = await this.connections
-          .findOne({ _id: accountId }, { credentials: 1, status: 1 })
-          .lean<Pick<ConnectionDocument, 'credentials' | 'status'>>();
-        if (doc === null || doc.status !== 'active') return 'inactive';
-        const current = parsePlatformCredentials(cipher.open(doc.credentials, accountId));
-        if (!current.ok)
-          throw new StoreError('integrity', `stored credentials of ${accountId} have an unexpected shape`);
+        const current = await this.openActive(accountId);
+        if (current === null) return 'inactive';
         if (!sameTokens(current.credentials, expected)) return 'superseded';
         // Written only over the ciphertext just read: whatever changed it since is read and judged again.
         const result = await this.connections.updateOne(
-          { _id: accountId, status: 'active', 'credentials.data': doc.credentials.data },
+          { _id: accountId, status: 'active', 'credentials.data': current.sealed.data },
           { $set: set },
         );
         if (result.matchedCount === 1) return 'stored';
@@ -273,6 +259,21 @@ export class ConnectionRepository {
       else skipped += 1;
     }
     return { resealed, skipped, failed };
+  }
+
+  /** An active connection's ciphertext and what it opens to; null when the connection is missing or not active. */
+  private async openActive(
+    accountId: string,
+  ): Promise<{ sealed: SealedCredentials; credentials: PlatformCredentials } | null> {
+    const cipher = this.requireCipher();
+    // Status is checked here rather than in the filter: a filter of `_id` alone is the one FerretDB runs in SQLite.
+    const doc = await this.connections
+      .findOne({ _id: accountId }, { credentials: 1, status: 1 })
+      .lean<Pick<ConnectionDocument, 'credentials' | 'status'>>();
+    if (doc === null || doc.status !== 'active') return null;
+    const parsed = parsePlatformCredentials(cipher.open(doc.credentials, accountId));
+    if (!parsed.ok) throw new StoreError('integrity', `stored credentials of ${accountId} have an unexpected shape`);
+    return { sealed: doc.credentials, credentials: parsed.credentials };
   }
 
   private requireCipher(): CredentialCipher {

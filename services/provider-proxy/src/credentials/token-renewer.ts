@@ -1,8 +1,8 @@
 import { performance } from 'node:perf_hooks';
+import type { CredentialsWrite } from '@gateway/store';
 import type { Logger } from '@gateway/telemetry';
 import type { ConnectionCredentials, ProviderAdapter } from '../adapters/provider-adapter';
 import type { CancelSignal } from '../proxy/cancellation';
-import type { CredentialsWrite } from '@gateway/store';
 import type { ConnectionSource } from './connection.source';
 import type { CredentialCache } from './credential.cache';
 import type { RenewalLease } from './renewal-lease';

@@ -51,16 +51,16 @@ export interface ActorNodeDeps {
 }
 
 /**
- * One quota-actor process: keeps its membership alive, holds its share of the partition leases (ceil(P / live
- * nodes)), runs one PartitionActor per held partition, flushes usage, and hands every partition over on stop.
- */
-/**
  * The usage flush of a node is spread over the interval in this many slices of its partitions: the database gets a
  * small write every interval / slices instead of every key's update at once, a burst that competes with decisions
  * for the cores.
  */
 const FLUSH_SLICES = 10;
 
+/**
+ * One quota-actor process: keeps its membership alive, holds its share of the partition leases (ceil(P / live
+ * nodes)), runs one PartitionActor per held partition, flushes usage, and hands every partition over on stop.
+ */
 export class ActorNode {
   private readonly actors = new Map<number, PartitionActor>();
   private leases!: LeaseTable;
