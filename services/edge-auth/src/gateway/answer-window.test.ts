@@ -135,7 +135,10 @@ describe('edge-auth answer window', () => {
     await settled(() => client.received());
 
     expect(proxy.sent).toBe(ANSWER_BYTES);
-    expect(proxy.credited).toBe(ANSWER_BYTES);
+    // Credit follows the client's reads up to the platform's last chunk. Bytes the socket takes after the answer
+    // ended are not granted back (nothing is left to send), so up to one window may stay uncredited.
+    expect(proxy.credited).toBeLessThanOrEqual(ANSWER_BYTES);
+    expect(ANSWER_BYTES - proxy.credited).toBeLessThanOrEqual(1024 * 1024);
     expect(client.received()).toBeGreaterThan(ANSWER_BYTES);
     client.socket.destroy();
   }, 30_000);
