@@ -233,10 +233,33 @@ export class PartitionActor {
     }
     // The lease ran out while we worked: do not let the caller act on verdicts a new owner may contradict.
     // (A clean stop keeps the lease until its usage is written, so its last batches are still answered.)
-    if (Date.now() >= this.lease.validUntil) return { notOwner: true };
+    if (Date.now() >= this.lease.validUntil) {
+      this.uncount(requests, verdicts);
+      return { notOwner: true };
+    }
     const reply: DecisionBatchReply = { verdicts, owner: this.deps.nodeId };
     if (batchId !== undefined) this.rememberAnswer(batchId, reply);
     return reply;
+  }
+
+  /**
+   * Admissions the caller never hears of count nothing: it asks again (this node once its lease is renewed, or the
+   * next owner), and the month would otherwise hold those units twice. Their rate units stay taken: a unit given
+   * back after the bucket refilled would let the key pass its burst, and a repeat refused for rate says when to
+   * retry.
+   */
+  private uncount(requests: DecisionRequest[], verdicts: Verdict[]): void {
+    const now = Date.now();
+    requests.forEach((request, index) => {
+      const verdict = verdicts[index]!;
+      if (!verdict.ok) return;
+      if (request.intent === 'forward') this.entries.get(request.keyHash)?.usage?.refund(now, 1);
+      else if (request.intent === 'suggest' && verdict.suggestions?.granted) {
+        void this.refundSuggestion(request.keyHash).catch((error: unknown) => {
+          this.deps.logger.warn({ err: error, partition: this.partition }, 'suggestion give-back failed');
+        });
+      }
+    });
   }
 
   private missingKeys(requests: DecisionRequest[]): string[] {

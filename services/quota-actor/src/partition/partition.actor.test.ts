@@ -1,0 +1,125 @@
+import type { DecisionBatch, DecisionBatchReply, DecisionRequest, Verdict } from '@gateway/decisions';
+import { DEFAULT_PLANS, type KeyDecisionRecord } from '@gateway/store';
+import { createLogger } from '@gateway/telemetry';
+import type { NatsConnection } from 'nats';
+import type { CustomerAllowance } from '../limits/customer-allowance';
+import type { CustomerMonth } from '../limits/customer-month';
+import type { UsageLedger } from '../limits/usage-ledger';
+import type { HeldLease } from '../ownership/lease-table';
+import { PartitionActor } from './partition.actor';
+
+type Span = Parameters<PartitionActor['decideInQueue']>[1];
+const span = { isRecording: () => false } as unknown as Span;
+
+function keyRecord(overrides: Partial<KeyDecisionRecord['plan']> = {}): KeyDecisionRecord {
+  return {
+    key_id: 'dg_live_abcdefgh',
+    customer_id: 'cus_1',
+    status: 'active',
+    source: 'portal',
+    providers: ['video-ads'],
+    account_ids: ['acct_a'],
+    connections: [{ account_id: 'acct_a', provider: 'video-ads', status: 'active' }],
+    ip_allowlist: [],
+    plan: { ...DEFAULT_PLANS.growth, rate_limit_rps: 1000, rate_burst: 1000, ...overrides },
+  };
+}
+
+/**
+ * A partition actor over a ledger and an allowance in memory; `onDecision` lets a test act between a batch's
+ * decisions and its answer (here: the lease running out, as it does when the node is starved of CPU).
+ */
+function actorWith(record: KeyDecisionRecord) {
+  const lease: HeldLease = { partition: 0, epoch: 1, revision: 1, validUntil: Date.now() + 60_000 };
+  const given = { suggestions: 0 };
+  const hooks: { onDecision?: () => void } = {};
+  const ledger = {
+    open: async () => ({ used: 0, reserved: 0, suggestionsUsed: 0, carriedOver: 0 }),
+    grow: async (_key: string, _month: string, _epoch: number, units: number) => units,
+  } as unknown as UsageLedger;
+  const allowance = {
+    take: async (_c: string, _m: string, _kind: string, want: number) => want,
+    giveBack: async (_c: string, _m: string, kind: string, units: number) => {
+      if (kind === 'suggestions') given.suggestions += units;
+    },
+  } as unknown as CustomerAllowance;
+  const actor = new PartitionActor(lease, {
+    nc: {} as NatsConnection,
+    nodeId: 'node-a',
+    subjectPrefix: 'gw.test',
+    loader: { loadDecisionRecord: async () => record },
+    ledger,
+    allowance,
+    customerMonth: { peek: () => undefined, read: async () => undefined } as unknown as CustomerMonth,
+    flushCustomer: async () => undefined,
+    logger: createLogger('test', 'silent'),
+    negativeTtlMs: 60_000,
+    recordTtlMs: 60_000,
+    onDecision: () => hooks.onDecision?.(),
+  });
+  return { actor, lease, given, hooks };
+}
+
+const request = (intent: DecisionRequest['intent']): DecisionRequest => ({
+  keyHash: 'h',
+  ip: '127.0.0.1',
+  intent,
+  ...(intent === 'forward' ? { provider: 'video-ads', pathAllowed: true } : {}),
+});
+
+function batch(requests: DecisionRequest[], batchId: string): DecisionBatch {
+  return { requests, expiresAt: Date.now() + 5_000, batchId };
+}
+
+function verdictsOf(reply: DecisionBatchReply): Verdict[] {
+  if (!('verdicts' in reply)) throw new Error(`no verdicts: ${JSON.stringify(reply)}`);
+  return reply.verdicts;
+}
+
+async function usedNow(actor: PartitionActor, batchId: string) {
+  const [verdict] = verdictsOf(await actor.decideInQueue(batch([request('free')], batchId), span));
+  if (!verdict!.ok) throw new Error(`refused: ${JSON.stringify(verdict)}`);
+  return { used: verdict!.quota.used, suggestions: verdict!.suggestions?.used };
+}
+
+describe('partition actor', () => {
+  it.each(['metered', 'block'] as const)(
+    'counts nothing it admitted in a batch answered "not owner" because the lease ran out meanwhile (%s)',
+    async (overageMode) => {
+      const { actor, lease, hooks } = actorWith(keyRecord({ overage_mode: overageMode }));
+      const forwards = batch([request('forward'), request('forward'), request('forward')], 'edge.1');
+      hooks.onDecision = () => (lease.validUntil = Date.now() - 1);
+
+      expect(await actor.decideInQueue(forwards, span)).toEqual({ notOwner: true });
+
+      // The lease is renewed and the caller asks again under the same batch id: admitted once, counted once.
+      hooks.onDecision = undefined;
+      lease.validUntil = Date.now() + 60_000;
+      const verdicts = verdictsOf(await actor.decideInQueue(forwards, span));
+      expect(verdicts.map((verdict) => verdict.ok)).toEqual([true, true, true]);
+      expect((await usedNow(actor, 'edge.2')).used).toBe(3);
+    },
+  );
+
+  it('gives back a suggestion granted in a batch whose answer was withheld', async () => {
+    const { actor, lease, given, hooks } = actorWith(keyRecord({ suggestion_allowance: 10 }));
+    hooks.onDecision = () => (lease.validUntil = Date.now() - 1);
+
+    expect(await actor.decideInQueue(batch([request('suggest')], 'edge.1'), span)).toEqual({ notOwner: true });
+
+    hooks.onDecision = undefined;
+    lease.validUntil = Date.now() + 60_000;
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(given.suggestions).toBe(1);
+    expect((await usedNow(actor, 'edge.2')).suggestions).toBe(0);
+  });
+
+  it('answers a repeated batch from memory without counting it again', async () => {
+    const { actor } = actorWith(keyRecord());
+    const forwards = batch([request('forward')], 'edge.1');
+    const first = await actor.decideInQueue(forwards, span);
+
+    expect(await actor.decideInQueue(forwards, span)).toBe(first);
+    expect((await usedNow(actor, 'edge.2')).used).toBe(1);
+  });
+});
