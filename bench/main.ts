@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- [--only limiter|gateway|accuracy[,...]] [--quick] [--profile] [--from-source]]`
+ * `npm run bench [-- [--only limiter|gateway|accuracy|mcp[,...]] [--quick] [--profile] [--from-source]]`
  *
  * Starts everything it needs (NATS, FerretDB, the gateway cluster, nginx, Gubernator, load generators), runs the
  * three benchmarks of the hot-path issue, prints the report and writes reports/bench-<timestamp>.{md,json}.
@@ -88,9 +88,11 @@ function parseArgs(argv: string[]): Args {
       sections = SECTIONS.filter((name) => wanted.includes(name));
     } else if (arg === '--help' || arg === '-h') {
       console.log(
-        'usage: npm run bench -- [--only limiter|gateway|accuracy[,...]] [--quick] [--profile] [--from-source]',
+        'usage: npm run bench -- [--only limiter|gateway|accuracy|mcp[,...]] [--quick] [--profile] [--from-source]',
       );
-      console.log('  --profile      quota-actor, edge-auth and provider-proxy run with node --cpu-prof; the report');
+      console.log(
+        '  --profile      quota-actor, edge-auth, provider-proxy and mcp-server run with node --cpu-prof; the report',
+      );
       console.log('                 summarizes their profiles, the files stay in reports/profiles-<timestamp>/');
       console.log('  --from-source  the services run from their sources through tsx, as in development, instead of');
       console.log('                 compiled (npm run build) as the images run them');

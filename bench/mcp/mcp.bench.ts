@@ -8,9 +8,12 @@ import { SampleBuffer, summarize, type LatencySummary } from '../lib/stats';
  */
 export interface McpBenchEnvironment {
   cluster: Pick<GatewayCluster, 'startMcp'>;
-  edges: { stream: Pick<RunningService, 'url'> };
+  edges: { stream: RunningService };
   loadKeys: readonly { secret: string }[];
   platformPathAndQuery(): { path: string; query: string };
+  /** What a service needs in its environment to be profiled (empty without --profile). */
+  profiledEnv: Record<string, string>;
+  profile<T>(label: string, services: RunningService[], work: () => Promise<T>): Promise<T>;
 }
 
 export interface McpBenchSettings {
@@ -61,7 +64,11 @@ export async function runMcpBench(
   const { path, query } = env.platformPathAndQuery();
   const params = Object.fromEntries(new URLSearchParams(query));
   log(`mcp: starting mcp-server; ${keys.length} keys, ${settings.pairs} pairs after ${settings.warmupPairs} warm-up`);
-  const mcpService = await env.cluster.startMcp({ PROVIDER_PROXY_TRANSPORT: 'stream', LOG_LEVEL: 'warn' });
+  const mcpService = await env.cluster.startMcp({
+    PROVIDER_PROXY_TRANSPORT: 'stream',
+    LOG_LEVEL: 'warn',
+    ...env.profiledEnv,
+  });
   const restOrigin = new URL(env.edges.stream.url);
   const mcpOrigin = new URL(mcpService.url);
   const agent = new Agent({ keepAlive: true, maxSockets: 2 });
@@ -104,19 +111,25 @@ export async function runMcpBench(
   const rest = new SampleBuffer();
   const mcp = new SampleBuffer();
   const errors = { rest: 0, mcp: 0 };
+  const callPair = async (pair: number) => {
+    const key = keys[pair % keys.length]!;
+    const restFirst = pair % 2 === 0;
+    const first = await (restFirst ? callRest(key) : callMcp(key));
+    const second = await (restFirst ? callMcp(key) : callRest(key));
+    return restFirst ? { rest: first, mcp: second } : { rest: second, mcp: first };
+  };
   try {
-    for (let pair = 0; pair < settings.warmupPairs + settings.pairs; pair++) {
-      const key = keys[pair % keys.length]!;
-      const restFirst = pair % 2 === 0;
-      const first = await (restFirst ? callRest(key) : callMcp(key));
-      const second = await (restFirst ? callMcp(key) : callRest(key));
-      const [restResult, mcpResult] = restFirst ? [first, second] : [second, first];
-      if (pair < settings.warmupPairs) continue;
-      rest.push(restResult.ms);
-      mcp.push(mcpResult.ms);
-      if (!restResult.ok) errors.rest++;
-      if (!mcpResult.ok) errors.mcp++;
-    }
+    for (let pair = 0; pair < settings.warmupPairs; pair++) await callPair(pair);
+    // With --profile, the measured pairs are one profiled window of both servers.
+    await env.profile('mcp call_endpoint and REST, one pair at a time', [mcpService, env.edges.stream], async () => {
+      for (let pair = settings.warmupPairs; pair < settings.warmupPairs + settings.pairs; pair++) {
+        const timings = await callPair(pair);
+        rest.push(timings.rest.ms);
+        mcp.push(timings.mcp.ms);
+        if (!timings.rest.ok) errors.rest++;
+        if (!timings.mcp.ok) errors.mcp++;
+      }
+    });
   } finally {
     agent.destroy();
     await mcpService.stop();

@@ -44,6 +44,8 @@ export interface ProfileWindow {
 export class BenchEnvironment {
   readonly edges: { stream: RunningService; unary: RunningService };
   readonly profileWindows: ProfileWindow[] = [];
+  /** The environment a service started later needs to be profiled like the cluster's (empty without --profile). */
+  profiledEnv: Record<string, string> = {};
   private readonly profileSeq = new Map<number, number>();
   private profiling = false;
   private extraEdge?: RunningService;
@@ -71,7 +73,7 @@ export class BenchEnvironment {
   static async start(options: {
     loadKeys: number;
     monthlyQuota: number;
-    /** Where quota-actor, edge-auth and provider-proxy write V8 CPU profiles (node --cpu-prof) when they stop. */
+    /** Where quota-actor, edge-auth, provider-proxy and mcp-server write V8 CPU profiles (node --cpu-prof). */
     profileDir?: string;
     /** The services as the images run them (dist, built by the caller) rather than their sources through tsx. */
     compiled: boolean;
@@ -197,6 +199,7 @@ export class BenchEnvironment {
         { accountId: shopConnection.accountId, shopId: shopConnection.shopId },
       );
       environment.profiling = options.profileDir !== undefined;
+      environment.profiledEnv = profiled;
       return environment;
     } catch (error) {
       await fixtures?.close().catch(() => undefined);
