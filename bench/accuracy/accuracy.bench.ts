@@ -1,7 +1,7 @@
 import { partitionOf } from '@gateway/decisions';
 import type { RunningService } from '@gateway/testing';
 import { performance } from 'node:perf_hooks';
-import { connect } from 'nats';
+import { connect, type KV, type NatsConnection } from 'nats';
 import { ConfigSchema as ActorConfigSchema } from '../../services/quota-actor/src/config';
 import { GatewayClient, OutcomeCounter } from '../load/http-client';
 import { sleep, waitFor } from '../lib/process';
@@ -58,8 +58,13 @@ export interface QuotaResult {
   sandboxRequests: number;
   outcomes: Record<string, number>;
   seconds: number;
-  /** gapToNextAdmitMs: from the kill to the first admission of a request sent after it (the takeover). */
-  killedActor?: { nodeId: string; afterAdmitted: number; gapToNextAdmitMs: number | null };
+  /**
+   * gapToNextAdmitMs: from the kill to the first admission of a request sent after it (the takeover); keysOwned: the
+   * run's keys whose partitions the killed node held when it was killed (each can lose one chunk).
+   */
+  killedActor?: { nodeId: string; afterAdmitted: number; gapToNextAdmitMs: number | null; keysOwned: number };
+  /** Most units a crash may cost: one chunk per key the killed node held, plus one unanswered decision per client. */
+  lossBound: number;
   met: boolean;
 }
 
@@ -96,6 +101,51 @@ async function ownerOf(env: BenchEnvironment, key: BenchKey): Promise<{ nodeId: 
     }
   } finally {
     await nc.close();
+  }
+}
+
+/** Waits until the live quota-actors hold every partition, evenly (their counts differ by at most one). */
+async function evenSplit(env: BenchEnvironment, failure: string): Promise<void> {
+  const partitions = Number(env.cluster.sharedEnv.PARTITIONS);
+  await waitFor(
+    async () => {
+      const owned = await Promise.all(env.liveActors().map(partitionsOwned));
+      const total = owned.reduce((sum, count) => sum + count, 0);
+      return owned.length === 2 && total === partitions && Math.max(...owned) - Math.min(...owned) <= 1;
+    },
+    30_000,
+    failure,
+  );
+}
+
+/** The holders of keys' partition leases, over one NATS connection kept open for the run. */
+class LeaseReader {
+  private constructor(
+    private readonly nc: NatsConnection,
+    private readonly kv: KV,
+    private readonly partitions: number,
+  ) {}
+
+  static async open(env: BenchEnvironment): Promise<LeaseReader> {
+    const nc = await connect({ servers: env.nats.url });
+    const kv = await nc.jetstream().views.kv(env.cluster.sharedEnv.LEASE_BUCKET!);
+    return new LeaseReader(nc, kv, Number(env.cluster.sharedEnv.PARTITIONS));
+  }
+
+  /** Each key's lease holder now ('' while its partition is released between two owners). */
+  holders(keys: BenchKey[]): Promise<string[]> {
+    return Promise.all(
+      keys.map(async (key) => {
+        const entry = await this.kv.get(`p${partitionOf(key.hash, this.partitions)}`);
+        if (entry?.operation !== 'PUT') return '';
+        const lease = JSON.parse(entry.string()) as { owner: string; released?: unknown };
+        return lease.released ? '' : lease.owner;
+      }),
+    );
+  }
+
+  close(): Promise<void> {
+    return this.nc.close();
   }
 }
 
@@ -196,13 +246,17 @@ async function quotaRun(
   const counter = new OutcomeCounter();
   const seqBefore = await sandboxSeq(env);
   const owner = kill9 ? await ownerOf(env, keys[0]!) : undefined;
+  const leases = owner ? await LeaseReader.open(env) : undefined;
+  let killing = false;
   let killedAt: number | null = null;
   let killedAfter = 0;
+  let keysOnKilled = 0;
   let firstAdmitAfterKill: number | null = null;
   const deadline = Date.now() + 60_000;
   const maxRequests = quota * 10;
   const started = performance.now();
 
+  let kill: Promise<unknown> = Promise.resolve();
   const worker = async (client: GatewayClient, key: BenchKey) => {
     while (Date.now() < deadline && counter.total < maxRequests) {
       const sentAt = performance.now();
@@ -212,11 +266,16 @@ async function quotaRun(
       if (outcome.code === 'ok' && killedAt !== null && sentAt > killedAt && firstAdmitAfterKill === null) {
         firstAdmitAfterKill = performance.now();
       }
-      if (owner && killedAt === null && counter.ok >= quota * settings.killAtShare) {
-        killedAt = performance.now();
-        killedAfter = counter.ok;
-        log(`accuracy: kill -9 ${owner.nodeId} (pid ${owner.actor.process.pid}) after ${killedAfter} admitted`);
-        void owner.actor.kill9();
+      if (owner && leases && !killing && counter.ok >= quota * settings.killAtShare) {
+        killing = true;
+        // Read right before the kill (one round trip): which of the run's keys the killed node holds.
+        kill = leases.holders(keys).then((holders) => {
+          keysOnKilled = holders.filter((holder) => holder === owner.nodeId).length;
+          killedAt = performance.now();
+          killedAfter = counter.ok;
+          log(`accuracy: kill -9 ${owner.nodeId} (pid ${owner.actor.process.pid}) after ${killedAfter} admitted`);
+          return owner.actor.kill9();
+        });
       }
       if (outcome.code === 'quota_exceeded') return;
     }
@@ -227,6 +286,7 @@ async function quotaRun(
     ),
   );
   const seconds = (performance.now() - started) / 1000;
+  await kill.finally(() => leases?.close());
   for (const client of clients) client.close();
   await sleep(USAGE_FLUSH_MS + 500); // one usage flush interval of the actors (their default) and then some
   const month = new Date().toISOString().slice(0, 7);
@@ -239,6 +299,7 @@ async function quotaRun(
   const sandboxRequests = (await sandboxSeq(env)) - seqBefore;
   const admitted = counter.ok;
   const extra = Math.max(0, admitted - quota);
+  const lossBound = env.plans.quota.chunk * keysOnKilled + edges.length * settings.clientsPerEdge;
   const result: QuotaResult = {
     kill9,
     keys: keys.length,
@@ -253,15 +314,16 @@ async function quotaRun(
     sandboxRequests,
     outcomes: counter.byCode,
     seconds,
-    // A crash costs at most one chunk, plus the dead owner's decisions whose answers never left it (one per client).
-    met: kill9
-      ? extra === 0 && quota - admitted <= env.plans.quota.chunk + edges.length * settings.clientsPerEdge
-      : admitted === quota,
+    lossBound,
+    // A crash costs at most one chunk per key the dead owner held, plus its decisions whose answers never left it
+    // (one per client).
+    met: kill9 ? extra === 0 && quota - admitted <= lossBound : admitted === quota,
   };
   if (owner) {
     result.killedActor = {
       nodeId: owner.nodeId,
       afterAdmitted: killedAfter,
+      keysOwned: keysOnKilled,
       gapToNextAdmitMs:
         killedAt !== null && firstAdmitAfterKill !== null ? (firstAdmitAfterKill as number) - killedAt : null,
     };
@@ -280,17 +342,8 @@ export async function runAccuracyBench(
     log('accuracy: starting a second quota-actor and waiting for the partitions to split');
     await env.cluster.startActor({ NODE_ID: 'bench-actor-2' });
   }
-  const partitions = Number(env.cluster.sharedEnv.PARTITIONS);
-  await waitFor(
-    async () => {
-      const owned = await Promise.all(env.cluster.actors.map(partitionsOwned));
-      // Evenly: a partition still moving during the hot-key run would measure the handover, not the limiter.
-      const total = owned.reduce((sum, count) => sum + count, 0);
-      return total === partitions && Math.max(...owned) - Math.min(...owned) <= 1;
-    },
-    30_000,
-    'the two quota-actors did not split the partitions',
-  );
+  // Evenly: a partition still moving during the hot-key run would measure the handover, not the limiter.
+  await evenSplit(env, 'the two quota-actors did not split the partitions');
 
   const hotKey = await hotKeyRun(env, edges, settings);
   log(
@@ -306,15 +359,9 @@ export async function runAccuracyBench(
   );
   log('accuracy: starting bench-actor-3 in place of the actor the crash run killed');
   await env.cluster.startActor({ NODE_ID: 'bench-actor-3' });
-  await waitFor(
-    async () => {
-      const alive = env.cluster.actors.filter((actor) => actor.process.exitCode === null && !actor.process.killed);
-      const owned = await Promise.all(alive.map(partitionsOwned));
-      return owned.length === 2 && Math.min(...owned) > 0 && owned.reduce((sum, n) => sum + n, 0) === partitions;
-    },
-    30_000,
-    'bench-actor-3 did not take its share of the partitions',
-  );
+  // The customer's second key must stay where it is: a node that is still handing partitions over (one per tick)
+  // could move it onto the node the run kills, which then holds both keys.
+  await evenSplit(env, 'bench-actor-3 did not take its share of the partitions');
   const customerCrash = await quotaRun(env, edges, await keysOnTwoOwners(env), settings, true, log);
   log(
     `accuracy: customer quota, two keys on two owners, kill -9 of one: admitted ${customerCrash.admitted} of ` +

@@ -360,6 +360,15 @@ function edgeStagesMarkdown(section: GatewaySection): string[] {
   ];
 }
 
+function lossBoundText(result: QuotaResult): string {
+  if (!result.killedActor) return `bound: 0`;
+  const keys = result.killedActor.keysOwned;
+  return (
+    `bound ${n(result.lossBound)}: ${keys} chunk${keys === 1 ? '' : 's'} of ${result.chunk} (the killed node's ` +
+    `keys) + ${result.clients} unanswered decisions`
+  );
+}
+
 function quotaLine(result: QuotaResult): string {
   const outcomes = Object.entries(result.outcomes)
     .map(([code, count]) => `${code} ${count}`)
@@ -371,7 +380,7 @@ function quotaLine(result: QuotaResult): string {
   return (
     `| ${result.keys > 1 ? `${result.keys} keys of one customer on two owners, ` : ''}` +
     `${result.kill9 ? 'with kill -9 of the owner' : 'no failure'} | ${result.edges} x ${result.clients / result.edges} | ` +
-    `${n(result.monthlyQuota)} | ${n(result.admitted)} | ${result.extra} | ${result.lost} (bound: one chunk, ${result.chunk}, + unanswered decisions) | ` +
+    `${n(result.monthlyQuota)} | ${n(result.admitted)} | ${result.extra} | ${result.lost} (${lossBoundText(result)}) | ` +
     `${n(result.ledgerUsed)} | ${n(result.sandboxRequests)} | ${outcomes} | ${kill} | ${met(result.met)} |`
   );
 }
@@ -403,9 +412,10 @@ function accuracyMarkdown(section: AccuracySection): string[] {
       `The crash run uses a second key and kill -9s the quota-actor that owns the key's partition once ` +
       `${pct(section.settings.killAtShare)} of the quota was admitted; the other actor takes the partition over. ` +
       'The customer run drains two keys of one customer (the quota is the customer’s), owned by the two actor ' +
-      'nodes, and kill -9s the owner of the first. ' +
+      'nodes once they split the partitions evenly, and kill -9s the owner of the first. ' +
       '`lost` = units the ledger counts that were never admitted (the dead owner’s unused reservation, counted ' +
-      'against the customer by design).',
+      'against the customer by design); its bound is one chunk per key whose partition the killed node held at ' +
+      'the kill, plus one unanswered decision per client.',
     '',
     '| run | edges x clients | monthly_quota | admitted | extra | lost | ledger used | requests at sandbox | outcomes | kill | target |',
     '|---|---|---|---|---|---|---|---|---|---|---|',
