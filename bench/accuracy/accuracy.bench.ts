@@ -81,44 +81,7 @@ async function sandboxSeq(env: BenchEnvironment): Promise<number> {
   return (await env.fixtures.sandboxRequests(Number.MAX_SAFE_INTEGER)).lastSeq;
 }
 
-/** The quota-actor that holds the lease of `key`'s partition right now. */
-async function ownerOf(env: BenchEnvironment, key: BenchKey): Promise<{ nodeId: string; actor: RunningService }> {
-  const partition = partitionOf(key.hash, Number(env.cluster.sharedEnv.PARTITIONS));
-  const nc = await connect({ servers: env.nats.url });
-  try {
-    const kv = await nc.jetstream().views.kv(env.cluster.sharedEnv.LEASE_BUCKET!);
-    // A partition handed over between two nodes has a released lease for a moment: wait for its new owner.
-    for (let attempt = 1; ; attempt++) {
-      const entry = await kv.get(`p${partition}`);
-      const lease =
-        entry?.operation === 'PUT' ? (JSON.parse(entry.string()) as { owner: string; released?: unknown }) : null;
-      const owner = lease && !lease.released ? lease.owner : '';
-      // Actors are started in the order of their ids (bench-actor-3 replaces the one the first crash run killed).
-      const index = ['bench-actor-1', 'bench-actor-2', 'bench-actor-3'].indexOf(owner);
-      if (index >= 0 && env.cluster.actors[index]) return { nodeId: owner, actor: env.cluster.actors[index]! };
-      if (attempt >= 50) throw new Error(`partition ${partition} is held by "${owner}" after 10 s`);
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  } finally {
-    await nc.close();
-  }
-}
-
-/** Waits until the live quota-actors hold every partition, evenly (their counts differ by at most one). */
-async function evenSplit(env: BenchEnvironment, failure: string): Promise<void> {
-  const partitions = Number(env.cluster.sharedEnv.PARTITIONS);
-  await waitFor(
-    async () => {
-      const owned = await Promise.all(env.liveActors().map(partitionsOwned));
-      const total = owned.reduce((sum, count) => sum + count, 0);
-      return owned.length === 2 && total === partitions && Math.max(...owned) - Math.min(...owned) <= 1;
-    },
-    30_000,
-    failure,
-  );
-}
-
-/** The holders of keys' partition leases, over one NATS connection kept open for the run. */
+/** The holders of keys' partition leases, read over one NATS connection kept open while it is needed. */
 class LeaseReader {
   private constructor(
     private readonly nc: NatsConnection,
@@ -147,6 +110,37 @@ class LeaseReader {
   close(): Promise<void> {
     return this.nc.close();
   }
+}
+
+/** The quota-actor that holds the lease of `key`'s partition, once no hand-over of it is under way. */
+async function ownerOf(
+  env: BenchEnvironment,
+  leases: LeaseReader,
+  key: BenchKey,
+): Promise<{ nodeId: string; actor: RunningService }> {
+  // A partition handed over between two nodes has a released lease for a moment: wait for its new owner.
+  for (let attempt = 1; ; attempt++) {
+    const [owner = ''] = await leases.holders([key]);
+    // Actors are started in the order of their ids (bench-actor-3 replaces the one the first crash run killed).
+    const index = ['bench-actor-1', 'bench-actor-2', 'bench-actor-3'].indexOf(owner);
+    if (index >= 0 && env.cluster.actors[index]) return { nodeId: owner, actor: env.cluster.actors[index]! };
+    if (attempt >= 50) throw new Error(`the partition of ${key.keyId} is held by "${owner}" after 10 s`);
+    await sleep(200);
+  }
+}
+
+/** Waits until the live quota-actors hold every partition, evenly (their counts differ by at most one). */
+async function evenSplit(env: BenchEnvironment, failure: string): Promise<void> {
+  const partitions = Number(env.cluster.sharedEnv.PARTITIONS);
+  await waitFor(
+    async () => {
+      const owned = await Promise.all(env.liveActors().map(partitionsOwned));
+      const total = owned.reduce((sum, count) => sum + count, 0);
+      return owned.length === 2 && total === partitions && Math.max(...owned) - Math.min(...owned) <= 1;
+    },
+    30_000,
+    failure,
+  );
 }
 
 async function partitionsOwned(actor: RunningService): Promise<number> {
@@ -245,8 +239,8 @@ async function quotaRun(
   const clients = edges.map((edge) => new GatewayClient(edge.url, settings.clientsPerEdge));
   const counter = new OutcomeCounter();
   const seqBefore = await sandboxSeq(env);
-  const owner = kill9 ? await ownerOf(env, keys[0]!) : undefined;
-  const leases = owner ? await LeaseReader.open(env) : undefined;
+  const leases = kill9 ? await LeaseReader.open(env) : undefined;
+  const owner = leases ? await ownerOf(env, leases, keys[0]!) : undefined;
   let killing = false;
   let killedAt: number | null = null;
   let killedAfter = 0;
@@ -379,11 +373,16 @@ async function keysOnTwoOwners(env: BenchEnvironment): Promise<BenchKey[]> {
     const created = await fixtures.key({ customerId: customer.customer_id, accountIds: [connection.accountId] });
     return { secret: created.secret, hash: created.key.hash, keyId: created.key.key_id };
   };
-  const first = await newKey();
-  const firstOwner = (await ownerOf(env, first)).nodeId;
-  for (let attempt = 0; attempt < 64; attempt++) {
-    const second = await newKey();
-    if ((await ownerOf(env, second)).nodeId !== firstOwner) return [first, second];
+  const leases = await LeaseReader.open(env);
+  try {
+    const first = await newKey();
+    const firstOwner = (await ownerOf(env, leases, first)).nodeId;
+    for (let attempt = 0; attempt < 64; attempt++) {
+      const second = await newKey();
+      if ((await ownerOf(env, leases, second)).nodeId !== firstOwner) return [first, second];
+    }
+  } finally {
+    await leases.close();
   }
   throw new Error('no key of the customer landed on the second quota-actor');
 }

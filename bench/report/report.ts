@@ -361,7 +361,7 @@ function edgeStagesMarkdown(section: GatewaySection): string[] {
 }
 
 function lossBoundText(result: QuotaResult): string {
-  if (!result.killedActor) return `bound: 0`;
+  if (!result.killedActor) return 'bound: 0';
   const keys = result.killedActor.keysOwned;
   return (
     `bound ${n(result.lossBound)}: ${keys} chunk${keys === 1 ? '' : 's'} of ${result.chunk} (the killed node's ` +
