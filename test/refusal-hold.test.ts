@@ -71,7 +71,11 @@ describe('held refusals at the edge', () => {
       expect(refusal.json<{ code: string }>().code).toBe('rate_limited');
       expect(Number(refusal.headers['retry-after'])).toBeGreaterThanOrEqual(1);
       expect(refusal.headers['ratelimit']).toMatch(/"rate";r=0;t=\d+/);
+      expect(refusal.headers['x-request-id']).toMatch(/^req_[0-9a-f]{32}$/);
     }
+    // The first refusal is the actor's, the last one held: both written with the same fields.
+    const fieldsOf = (answer: (typeof answers)[number]) => Object.keys(answer.headers).sort();
+    expect(fieldsOf(refused.at(-1)!)).toEqual(fieldsOf(refused[0]!));
     // Every request was either decided by the actor or refused by the edge from a hold, and the holds took most.
     const heldNow = (await held('rate_limited')) - heldBefore;
     expect((await actorDecisions()) - decisionsBefore + heldNow).toBe(answers.length);

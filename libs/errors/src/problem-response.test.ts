@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ERROR_CATALOGUE, type GatewayErrorCode } from './codes';
 import { problemDetails } from './problem';
-import { sendProblem } from './problem-response';
+import { sendProblem, sendProblemFields } from './problem-response';
 
 describe('sendProblem', () => {
   let server: Server;
@@ -41,5 +41,31 @@ describe('sendProblem', () => {
     expect(response.headers.get('retry-after')).toBe('3');
     expect(response.headers.get('ratelimit')).toBe('"rate";r=0;t=3');
     expect(response.headers.get('x-request-id')).toBe('req_1');
+  });
+
+  it('writes a flat list of fields with the problem in one go, a field set before kept unless named again', async () => {
+    answer = (res) => {
+      res.setHeader('X-Kept', 'before');
+      res.setHeader('RateLimit', 'stale');
+      sendProblemFields(res, 'rate_limited', 'req_2', ['X-Request-Id', 'req_2', 'RateLimit', '"rate";r=0;t=2'], {
+        retryAfterSeconds: 2,
+        detail: 'slow down',
+      });
+    };
+    const response = await fetch(origin);
+    expect(response.status).toBe(429);
+    expect(await response.text()).toBe(JSON.stringify(problemDetails('rate_limited', 'req_2', 'slow down')));
+    expect(response.headers.get('x-request-id')).toBe('req_2');
+    expect(response.headers.get('ratelimit')).toBe('"rate";r=0;t=2');
+    expect(response.headers.get('x-kept')).toBe('before');
+    expect(response.headers.get('retry-after')).toBe('2');
+    expect(response.headers.get('content-type')).toBe('application/problem+json');
+    expect(response.headers.get('cache-control')).toBe('no-store');
+  });
+
+  it('escapes a request id that is not a plain token', async () => {
+    answer = (res) => sendProblem(res, 'not_found', 'a"b\\c');
+    const text = await (await fetch(origin)).text();
+    expect(JSON.parse(text)).toEqual(problemDetails('not_found', 'a"b\\c'));
   });
 });

@@ -11,6 +11,7 @@ export {
 } from './nats.tracing';
 export type { NatsMessage, NatsSpanAttributes } from './nats.tracing';
 export {
+  counterSeries,
   createCounter,
   createHistogram,
   createMetrics,

@@ -1,6 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Counter } from 'prom-client';
 import {
+  counterSeries,
   createCounter,
   createHistogram,
   createMetrics,
@@ -80,5 +82,33 @@ describe('metrics', () => {
     const registry = createMetrics('x');
     expect(() => createCounter(registry, { name: 'cache_hits', help: 'h' })).toThrow(/_total/);
     expect(() => createHistogram(registry, { name: 'Latency-ms', help: 'h' })).toThrow(/snake_case/);
+  });
+
+  it('hands a counter series its plain-number counts whenever the counter is scraped', async () => {
+    const registry = createMetrics('x');
+    const counter = createCounter<'code'>(registry, { name: 'answers_total', help: 'h', labelNames: ['code'] });
+    const refused = counterSeries(counter, { code: '429' });
+    const ok = counterSeries(counter, { code: 'ok' });
+    for (let i = 0; i < 5; i++) refused.inc();
+    ok.inc();
+    const first = await scrape(metricsHandler(registry));
+    expect(first.body).toContain('gateway_answers_total{code="429",service="x"} 5');
+    expect(first.body).toContain('gateway_answers_total{code="ok",service="x"} 1');
+    refused.inc();
+    expect((await counter.get()).values.find((value) => value.labels.code === '429')?.value).toBe(6);
+    expect((await registry.getMetricsAsJSON()).length).toBeGreaterThan(0);
+    expect((await scrape(metricsHandler(registry))).body).toContain('gateway_answers_total{code="429",service="x"} 6');
+  });
+
+  it('counts a series of a counter made without createCounter through prom-client', async () => {
+    const registry = createMetrics('x');
+    const plain = new Counter<'code'>({
+      name: 'gateway_plain_total',
+      help: 'h',
+      labelNames: ['code'],
+      registers: [registry],
+    });
+    counterSeries(plain, { code: 'a' }).inc();
+    expect((await scrape(metricsHandler(registry))).body).toContain('gateway_plain_total{code="a",service="x"} 1');
   });
 });

@@ -3,6 +3,7 @@ import { createClientAddressResolver } from '@gateway/store';
 import { createProviderCaller, type ProviderCaller } from '@gateway/proto';
 import {
   clusterMetricsHandler,
+  counterSeries,
   createCounter,
   createHistogram,
   createMetrics,
@@ -13,6 +14,7 @@ import {
 import express from 'express';
 import cluster from 'node:cluster';
 import { createServer, type Server } from 'node:http';
+import { performance } from 'node:perf_hooks';
 import { requestIdOf, sendProblem } from '@gateway/errors';
 import type { NatsConnection } from 'nats';
 import type { Config } from './config';
@@ -49,11 +51,11 @@ export async function startEdgeAuth(config: Config, logger: Logger): Promise<Edg
     labelNames: ['code'],
   });
 
-  // One labelled series per code, looked up once: prom-client hashes a label object on every inc.
+  // One series per code, looked up once and counted in plain numbers (counterSeries).
   const heldSeries = new Map<string, { inc(): void }>();
   const heldRefusalSeries = (code: string) => {
     let series = heldSeries.get(code);
-    if (series === undefined) heldSeries.set(code, (series = heldRefusals.labels(code)));
+    if (series === undefined) heldSeries.set(code, (series = counterSeries(heldRefusals, { code })));
     return series;
   };
 
@@ -101,28 +103,32 @@ export async function startEdgeAuth(config: Config, logger: Logger): Promise<Edg
 
   // The gateway's own paths skip Express: no router, no middleware, one handler (docs/benchmarks.md: Express alone
   // costs several times a bare node:http answer). Health, readiness and metrics stay on the Express app.
-  // The labelled series of each route, method and status, looked up once: prom-client hashes the label object on
-  // every labelled observe, a cost paid per answer on the refusal path.
-  const seriesByLabels = new Map<string, { duration: { observe(value: number): void }; outcome: { inc(): void } }>();
-  const seriesOf = (route: string, method: string, status: number) => {
-    const key = `${route} ${method} ${status}`;
-    let series = seriesByLabels.get(key);
+  // The labelled series of each route, method and status, looked up once (no key string per answer): prom-client
+  // hashes the label object on every labelled observe, a cost paid per answer on the refusal path.
+  type AnswerSeries = { duration: { observe(value: number): void }; outcome: { inc(): void } };
+  const seriesByRoute = new Map<string, Map<string, Map<number, AnswerSeries>>>();
+  const seriesOf = (route: string, method: string, status: number): AnswerSeries => {
+    let byMethod = seriesByRoute.get(route);
+    if (byMethod === undefined) seriesByRoute.set(route, (byMethod = new Map()));
+    let byStatus = byMethod.get(method);
+    if (byStatus === undefined) byMethod.set(method, (byStatus = new Map()));
+    let series = byStatus.get(status);
     if (series === undefined) {
       series = {
         duration: duration.labels(route, method, String(status)),
-        outcome: outcomes.labels(status < 400 ? 'ok' : String(status)),
+        outcome: counterSeries(outcomes, { code: status < 400 ? 'ok' : String(status) }),
       };
-      seriesByLabels.set(key, series);
+      byStatus.set(status, series);
     }
     return series;
   };
   const server = createServer({ ServerResponse: TurnBatchedResponse }, (req, res) => {
     if (!isGatewayPath(req.url)) return app(req, res);
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     res.on('finish', () => {
       const route = req.url!.startsWith('/v1/me') ? '/v1/me' : '/v1/:provider/*';
       const series = seriesOf(route, req.method ?? 'GET', res.statusCode);
-      series.duration.observe(Number(process.hrtime.bigint() - started) / 1e9);
+      series.duration.observe((performance.now() - started) / 1000);
       series.outcome.inc();
     });
     gateway(req, res);

@@ -5,7 +5,7 @@ import {
   type Reject,
   type Verdict,
 } from '@gateway/decisions';
-import { requestIdOf, sendProblem, toGatewayCode, wasNotForwarded } from '@gateway/errors';
+import { requestIdOf, sendProblem, sendProblemFields, toGatewayCode, wasNotForwarded } from '@gateway/errors';
 import type { ProviderCaller, ResponseHeadInfo, ResponseSink } from '@gateway/proto';
 import { hashApiKey, isWellFormedApiKey } from '@gateway/store';
 import { setSafeAttributes, type Logger } from '@gateway/telemetry';
@@ -51,24 +51,27 @@ export interface StageClock {
 export function createGatewayHandler(deps: GatewayDeps) {
   return (req: IncomingMessage, res: ServerResponse): void => {
     const requestId = requestIdOf(req.headers['x-request-id']);
-    res.setHeader('X-Request-Id', requestId);
     const target = classifyTarget(req.url ?? '');
-    if (target.kind === 'not_found') return sendProblem(res, 'not_found', requestId);
-    if (target.kind === 'deprecations') return sendDeprecations(req, res, requestId);
-    if (target.kind === 'deprecation_page') return sendDeprecationPage(req, res, requestId, target);
-    // Every answer on a retiring API version's path says so, a refusal by the gateway as much as the platform's.
-    // No array per request: the headers object is shared and empty for every provider that retires nothing.
-    if (target.kind === 'provider') {
-      const lifecycle = lifecycleHeaders(target.provider, target.path);
-      for (const name in lifecycle) res.setHeader(name, lifecycle[name]!);
+    if (target.kind !== 'provider') {
+      stampAnswer(res, requestId, NO_FIELDS);
+      if (target.kind === 'not_found') return sendProblem(res, 'not_found', requestId);
+      if (target.kind === 'deprecations') return sendDeprecations(req, res, requestId);
+      if (target.kind === 'deprecation_page') return sendDeprecationPage(req, res, requestId, target);
     }
+    // Every answer on a retiring API version's path says so, a refusal by the gateway as much as the platform's.
+    // A provider's answers are stamped just before they are written (stampAnswer): a held refusal writes all its
+    // fields in one writeHead, which node takes as they are only when none was set before.
+    const lifecycle = target.kind === 'provider' ? lifecycleHeaders(target.provider, target.path) : NO_FIELDS;
 
     const apiKey = req.headers['x-api-key'];
     if (apiKey === undefined || apiKey === '') {
+      stampAnswer(res, requestId, lifecycle);
       return sendProblem(res, 'missing_api_key', requestId, { detail: 'send your key in the X-API-Key header' });
     }
-    if (typeof apiKey !== 'string' || !isWellFormedApiKey(apiKey))
+    if (typeof apiKey !== 'string' || !isWellFormedApiKey(apiKey)) {
+      stampAnswer(res, requestId, lifecycle);
       return sendProblem(res, 'invalid_api_key', requestId);
+    }
     if (target.kind === 'unknown_provider') {
       return sendProblem(res, 'unknown_provider', requestId, { detail: `"${target.segment}" is not a provider id` });
     }
@@ -117,8 +120,12 @@ export function createGatewayHandler(deps: GatewayDeps) {
       const held = deps.decisions.heldRefusal?.(request);
       if (held) {
         annotate(span, requestId, held, target.provider, endpoint?.path);
-        return reject(res, requestId, held, heldLimitHeaders(held));
+        return sendProblemFields(res, held.code, requestId, heldRefusalFields(requestId, lifecycle, held), {
+          detail: held.detail || undefined,
+          retryAfterSeconds: held.retryAfterSeconds,
+        });
       }
+      stampAnswer(res, requestId, lifecycle);
       void deps.decisions.decide(request).then((verdict) => {
         deps.stages?.decision((performance.now() - askedAt) / 1000);
         annotate(span, requestId, verdict, target.provider, endpoint?.path);
@@ -137,7 +144,10 @@ export function createGatewayHandler(deps: GatewayDeps) {
     // allowed call: a refused path never has its body read, and a bad body is never counted.
     if (!allowed || (isGet && !hasBody(req))) return decideAndForward(undefined);
     void readCheckedBody(req, endpoint).then((outcome) => {
-      if (!outcome.ok) return sendProblem(res, outcome.code, requestId, { detail: outcome.detail });
+      if (!outcome.ok) {
+        stampAnswer(res, requestId, lifecycle);
+        return sendProblem(res, outcome.code, requestId, { detail: outcome.detail });
+      }
       decideAndForward(outcome.body);
     });
   };
@@ -335,23 +345,35 @@ function annotate(
   });
 }
 
-function reject(
-  res: ServerResponse,
-  requestId: string,
-  verdict: Reject,
-  headers = rateLimitHeaders(verdict.rate, verdict.quota),
-): void {
+function reject(res: ServerResponse, requestId: string, verdict: Reject): void {
   sendProblem(res, verdict.code, requestId, {
     detail: verdict.detail || undefined,
     retryAfterSeconds: verdict.code === 'service_unavailable' ? 1 : verdict.retryAfterSeconds,
-    headers,
+    headers: rateLimitHeaders(verdict.rate, verdict.quota),
   });
+}
+
+const NO_FIELDS: Record<string, string> = {};
+
+/** X-Request-Id, and the lifecycle fields of a retiring version's path: set on every answer before its own fields. */
+function stampAnswer(res: ServerResponse, requestId: string, lifecycle: Record<string, string>): void {
+  res.setHeader('X-Request-Id', requestId);
+  for (const name in lifecycle) res.setHeader(name, lifecycle[name]!);
+}
+
+/** The fields of a held refusal but the problem's own, as sendProblemFields takes them. */
+function heldRefusalFields(requestId: string, lifecycle: Record<string, string>, held: Reject): string[] {
+  const fields = ['X-Request-Id', requestId];
+  for (const name in lifecycle) fields.push(name, lifecycle[name]!);
+  const limits = heldLimitFields(held);
+  for (let i = 0; i < limits.length; i++) fields.push(limits[i]!);
+  return fields;
 }
 
 interface RenderedLimits {
   rate: Reject['rate'];
   quota: Reject['quota'];
-  headers: Record<string, string>;
+  fields: readonly string[];
 }
 
 /**
@@ -360,15 +382,15 @@ interface RenderedLimits {
  */
 const renderedLimits = new WeakMap<object, RenderedLimits>();
 
-function heldLimitHeaders(verdict: Reject): Record<string, string> {
+function heldLimitFields(verdict: Reject): readonly string[] {
   const anchor = verdict.rate ?? verdict.quota;
-  if (anchor === undefined) return rateLimitHeaders(undefined, undefined);
+  if (anchor === undefined) return [];
   const rendered = renderedLimits.get(anchor);
   if (rendered !== undefined && rendered.rate === verdict.rate && rendered.quota === verdict.quota)
-    return rendered.headers;
-  const headers = rateLimitHeaders(verdict.rate, verdict.quota);
-  renderedLimits.set(anchor, { rate: verdict.rate, quota: verdict.quota, headers });
-  return headers;
+    return rendered.fields;
+  const fields = Object.entries(rateLimitHeaders(verdict.rate, verdict.quota)).flat();
+  renderedLimits.set(anchor, { rate: verdict.rate, quota: verdict.quota, fields });
+  return fields;
 }
 
 function limitHeaders(verdict: Extract<Verdict, { ok: true }>): Record<string, string> {
