@@ -74,7 +74,7 @@ describe('held refusals at the edge', () => {
       expect(refusal.headers['x-request-id']).toMatch(/^req_[0-9a-f]{32}$/);
     }
     // The first refusal is the actor's, the last one held: both written with the same fields.
-    const fieldsOf = (answer: (typeof answers)[number]) => Object.keys(answer.headers).sort();
+    const fieldsOf = (answer: Awaited<ReturnType<typeof send>>) => Object.keys(answer.headers).sort();
     expect(fieldsOf(refused.at(-1)!)).toEqual(fieldsOf(refused[0]!));
     // Every request was either decided by the actor or refused by the edge from a hold, and the holds took most.
     const heldNow = (await held('rate_limited')) - heldBefore;

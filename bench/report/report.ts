@@ -1,7 +1,7 @@
 import { mcpMarkdown, type McpBenchSection } from '../mcp/mcp.bench';
 import type { AccuracySection, QuotaResult } from '../accuracy/accuracy.bench';
 import type { GatewaySection } from '../gateway/gateway.bench';
-import { formatCpu } from '../lib/cpu-meter';
+import { cpuByName, formatCpu, type CpuUsage } from '../lib/cpu-meter';
 import type { StageFigures } from '../lib/edge-stages';
 import type { MachineInfo } from '../lib/machine';
 import { LIMITER_TARGET_RATIO, type LimiterSection, type LimiterTargetFigures } from '../limiter/limiter.bench';
@@ -189,6 +189,7 @@ function gatewayMarkdown(section: GatewaySection): string[] {
           .join(' | ')} |`,
     ),
   );
+  lines.push(...fixedRateCpuMarkdown(section));
   lines.push(...providersMarkdown(section));
   lines.push(...refusalMarkdown(section));
   lines.push('', 'Where the CPU went (first run of each; % of one core, 200 % = the machine):', '');
@@ -213,6 +214,61 @@ function gatewayMarkdown(section: GatewaySection): string[] {
     '',
   );
   return lines;
+}
+
+/** CPU per request, by process (µs), of one measured run: `requests` in `cpu.seconds`; the load generator left out. */
+function microsPerRequest(cpu: CpuUsage, requests: number): { byProcess: Map<string, number>; servers: number } {
+  const byProcess = new Map<string, number>();
+  let servers = 0;
+  for (const [name, percent] of cpuByName(cpu)) {
+    if (name === 'bench (main)' || name === 'k6' || name === 'wrk') continue;
+    const micros = ((percent / 100) * cpu.seconds * 1e6) / Math.max(1, requests);
+    byProcess.set(name, micros);
+    servers += micros;
+  }
+  return { byProcess, servers };
+}
+
+/**
+ * The gateway targets' CPU per request at the fixed arrival rates next to their saturated figure: at a fixed rate a
+ * process wakes for nearly every request, where saturated one wake-up serves a batch, so the ratio is what this
+ * machine charges for a wake-up, the cost behind the fixed-rate tail (docs/benchmarks.md).
+ */
+function fixedRateCpuMarkdown(section: GatewaySection): string[] {
+  const rows: { label: string; figures: ReturnType<typeof microsPerRequest>; saturated?: number }[] = [];
+  for (const target of section.targets) {
+    const saturatedRow = section.cpuPerRequest.find((row) => row.target === target.name);
+    for (const level of target.atRates) {
+      const run = level.runs[0];
+      if (!run?.cpu || run.requests === 0) continue;
+      rows.push({
+        label: `${target.name} at ${n(level.rate)}/s`,
+        figures: microsPerRequest(run.cpu, run.requests),
+        saturated: saturatedRow?.serverMicros,
+      });
+    }
+  }
+  if (rows.length === 0) return [];
+  const names = [...new Set(rows.flatMap((row) => [...row.figures.byProcess.keys()]))];
+  return [
+    '',
+    'CPU time per request at the fixed arrival rates, by process (µs; k6 run 1, every process of the run counted, ' +
+      'k6 left out). Saturated, one wake-up of a process serves a batch of requests; at a fixed rate nearly every ' +
+      'request wakes each process on its path, so the last column, this row against the saturated one, is what ' +
+      "the machine's wake-ups cost.",
+    '',
+    `| target and rate | servers in all | ${names.join(' | ')} | x saturated |`,
+    `|---|---|${names.map(() => '---').join('|')}|---|`,
+    ...rows.map(
+      (row) =>
+        `| ${row.label} | ${n(row.figures.servers)} | ${names
+          .map((name) => {
+            const micros = row.figures.byProcess.get(name);
+            return micros === undefined ? '-' : n(micros);
+          })
+          .join(' | ')} | ${row.saturated ? `${n(row.figures.servers / row.saturated, 1)}x` : '-'} |`,
+    ),
+  ];
 }
 
 /** Issue 17's targets, each with its figure from this run; older reports (no refusal run) keep their own two. */
