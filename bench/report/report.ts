@@ -216,57 +216,78 @@ function gatewayMarkdown(section: GatewaySection): string[] {
   return lines;
 }
 
-/** CPU per request, by process (µs), of one measured run: `requests` in `cpu.seconds`; the load generator left out. */
-function microsPerRequest(cpu: CpuUsage, requests: number): { byProcess: Map<string, number>; servers: number } {
-  const byProcess = new Map<string, number>();
-  let servers = 0;
-  for (const [name, percent] of cpuByName(cpu)) {
-    if (name === 'bench (main)' || name === 'k6' || name === 'wrk') continue;
-    const micros = ((percent / 100) * cpu.seconds * 1e6) / Math.max(1, requests);
-    byProcess.set(name, micros);
-    servers += micros;
-  }
-  return { byProcess, servers };
+/**
+ * Whether a process serves a target's requests: the sandbox for every target, nginx for nginx's, and the gateway's
+ * processes for a gateway target (FerretDB too: it does the actors' usage writes). The rest of a run's processes are
+ * idle there, and at a fixed rate their idle timers would count as much as the path.
+ */
+function onPathOf(target: string, process: string): boolean {
+  if (process === 'platform-sandbox') return true;
+  if (target === 'nginx') return process.startsWith('nginx');
+  if (!target.startsWith('gateway')) return false;
+  if (process.startsWith('edge-auth'))
+    return process === (target === 'gateway-unary' ? 'edge-auth (unary)' : 'edge-auth (stream)');
+  return ['nats-server', 'quota-actor', 'provider-proxy', 'ferretdb'].includes(process);
 }
 
+/** CPU per request (µs) of one measured run, `requests` in `cpu.seconds`, by process on the target's path. */
+function pathMicrosPerRequest(target: string, cpu: CpuUsage, requests: number): Map<string, number> {
+  const byProcess = new Map<string, number>();
+  for (const [name, percent] of cpuByName(cpu)) {
+    if (onPathOf(target, name)) byProcess.set(name, ((percent / 100) * cpu.seconds * 1e6) / Math.max(1, requests));
+  }
+  return byProcess;
+}
+
+const sum = (values: Iterable<number>) => [...values].reduce((total, value) => total + value, 0);
+
 /**
- * The gateway targets' CPU per request at the fixed arrival rates next to their saturated figure: at a fixed rate a
- * process wakes for nearly every request, where saturated one wake-up serves a batch, so the ratio is what this
- * machine charges for a wake-up, the cost behind the fixed-rate tail (docs/benchmarks.md).
+ * Each target's CPU per request at the fixed arrival rates against its saturated figure, counting the processes on
+ * its path: saturated, one wake-up of a process serves a batch of requests; at a fixed rate nearly every request
+ * wakes each process, so the ratio is what this machine charges for a wake-up, the cost behind the fixed-rate tail
+ * (docs/benchmarks.md).
  */
 function fixedRateCpuMarkdown(section: GatewaySection): string[] {
-  const rows: { label: string; figures: ReturnType<typeof microsPerRequest>; saturated?: number }[] = [];
+  const rows: { label: string; byProcess: Map<string, number>; ratio?: number }[] = [];
   for (const target of section.targets) {
     const saturatedRow = section.cpuPerRequest.find((row) => row.target === target.name);
+    const saturated = saturatedRow
+      ? sum(
+          Object.entries(saturatedRow.microsByProcess).flatMap(([name, micros]) =>
+            onPathOf(target.name, name) ? [micros] : [],
+          ),
+        )
+      : 0;
     for (const level of target.atRates) {
       const run = level.runs[0];
       if (!run?.cpu || run.requests === 0) continue;
+      const byProcess = pathMicrosPerRequest(target.name, run.cpu, run.requests);
       rows.push({
         label: `${target.name} at ${n(level.rate)}/s`,
-        figures: microsPerRequest(run.cpu, run.requests),
-        saturated: saturatedRow?.serverMicros,
+        byProcess,
+        ...(saturated > 0 ? { ratio: sum(byProcess.values()) / saturated } : {}),
       });
     }
   }
   if (rows.length === 0) return [];
-  const names = [...new Set(rows.flatMap((row) => [...row.figures.byProcess.keys()]))];
+  const names = [...new Set(rows.flatMap((row) => [...row.byProcess.keys()]))];
   return [
     '',
-    'CPU time per request at the fixed arrival rates, by process (µs; k6 run 1, every process of the run counted, ' +
-      'k6 left out). Saturated, one wake-up of a process serves a batch of requests; at a fixed rate nearly every ' +
-      'request wakes each process on its path, so the last column, this row against the saturated one, is what ' +
-      "the machine's wake-ups cost.",
+    "CPU time per request at the fixed arrival rates (µs; k6 run 1), by process on the target's path. Saturated, " +
+      'one wake-up of a process serves a batch of requests; at a fixed rate nearly every request wakes each ' +
+      'process on its path, so the last column, the path against its saturated figure, is what the ' +
+      "machine's wake-ups cost.",
     '',
-    `| target and rate | servers in all | ${names.join(' | ')} | x saturated |`,
+    `| target and rate | path in all | ${names.join(' | ')} | x saturated |`,
     `|---|---|${names.map(() => '---').join('|')}|---|`,
     ...rows.map(
       (row) =>
-        `| ${row.label} | ${n(row.figures.servers)} | ${names
+        `| ${row.label} | ${n(sum(row.byProcess.values()))} | ${names
           .map((name) => {
-            const micros = row.figures.byProcess.get(name);
+            const micros = row.byProcess.get(name);
             return micros === undefined ? '-' : n(micros);
           })
-          .join(' | ')} | ${row.saturated ? `${n(row.figures.servers / row.saturated, 1)}x` : '-'} |`,
+          .join(' | ')} | ${row.ratio === undefined ? '-' : `${n(row.ratio, 1)}x`} |`,
     ),
   ];
 }
