@@ -104,6 +104,24 @@ afterEach(async () => {
   for (const client of clients.splice(0)) await client.close().catch(() => undefined);
 });
 
+/** call_endpoint arguments of a video-ads report of 1,000 rows, far over 100,000 characters. */
+function thousandRowReport(advertiserId: string) {
+  return {
+    provider: 'video-ads',
+    path: REPORT,
+    params: {
+      advertiser_id: advertiserId,
+      report_type: 'BASIC',
+      data_level: 'AUCTION_AD',
+      dimensions: ['ad_id', 'stat_time_day'],
+      metrics: ['spend', 'impressions', 'clicks'],
+      start_date: '2026-10-01',
+      end_date: '2026-10-30',
+      page_size: 1000,
+    },
+  };
+}
+
 async function connect(url: string, secret: string, fetchFn?: typeof fetch): Promise<Client> {
   const transport = new StreamableHTTPClientTransport(new URL(url), {
     requestInit: { headers: { Authorization: `Bearer ${secret}` } },
@@ -611,23 +629,38 @@ describe('MCP - call_endpoint (spec 4.3, 7, 8)', () => {
     expect(Number(response!.headers['retry-after'])).toBeGreaterThanOrEqual(1);
   });
 
+  it('reads at most MAX_ANSWER_BYTES of a platform answer and closes the part read after its last whole record', async () => {
+    const small = await cluster.startMcp({ AUTHORIZATION_SERVER_URL: AUTH_SERVER, MAX_ANSWER_BYTES: '65536' });
+    try {
+      const { secret, connection } = await keyWithOneConnection();
+      const client = await connect(`${small.url}/mcp`, secret);
+      const result = await call(client, 'call_endpoint', thousandRowReport(connection.advertiserIds[0]!));
+      expect(result.isError).toBeFalsy();
+      const body = result.structuredContent as {
+        truncated: boolean;
+        read_limit_bytes: number;
+        original_chars: number;
+        advice: string;
+        data: { code: number; data: { list: { dimensions: Record<string, string> }[] } };
+      };
+      expect(body).toMatchObject({ truncated: true, read_limit_bytes: 65_536, data: { code: 0 } });
+      expect(body.original_chars).toBeLessThan(65_536);
+      // Some hundreds of whole rows of the 1,000 the platform sent: the rest never reached this mcp-server.
+      expect(body.data.data.list.length).toBeGreaterThan(50);
+      expect(body.data.data.list.length).toBeLessThan(1000);
+      for (const row of body.data.data.list)
+        expect(Object.keys(row.dimensions).sort()).toEqual(['ad_id', 'stat_time_day']);
+      expect(body.advice).toMatch(/longer than 65536 bytes/);
+      await client.close();
+    } finally {
+      await small.stop();
+    }
+  });
+
   it('cuts a large report at a record boundary, keeps it valid JSON, marks it truncated and fences it (rules 4, 6)', async () => {
     const { secret, connection } = await keyWithOneConnection();
     const client = await connect(mcpPlain, secret);
-    const args = {
-      provider: 'video-ads',
-      path: REPORT,
-      params: {
-        advertiser_id: connection.advertiserIds[0],
-        report_type: 'BASIC',
-        data_level: 'AUCTION_AD',
-        dimensions: ['ad_id', 'stat_time_day'],
-        metrics: ['spend', 'impressions', 'clicks'],
-        start_date: '2026-10-01',
-        end_date: '2026-10-30',
-        page_size: 1000,
-      },
-    };
+    const args = thousandRowReport(connection.advertiserIds[0]!);
     const result = await call(client, 'call_endpoint', args);
     expect(result.isError).toBeFalsy();
     const body = result.structuredContent as {

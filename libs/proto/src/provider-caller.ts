@@ -47,19 +47,63 @@ export interface BufferedAnswer {
   head?: ResponseHeadInfo;
   body: Buffer;
   failure?: Failure__Output;
+  /** The answer was longer than `maxBytes`: `body` is its first `maxBytes` bytes, and the call was cancelled there. */
+  cut?: true;
 }
 
-/** Collects a whole answer (MCP tools and tests need the body in one piece). */
-export function callBuffered(caller: ProviderCaller, request: FetchRequest): Promise<BufferedAnswer> {
+/**
+ * Collects a whole answer (MCP tools and tests need the body in one piece). With `maxBytes`, at most that much of the
+ * body is kept: the request asks for a window of one byte more (a stream sends no more than that, since no credit is
+ * ever given back) and the call is cancelled once the answer passes `maxBytes`, so provider-proxy stops reading from
+ * the platform and a large answer costs the caller about `maxBytes`. A unary answer comes whole whatever its size and
+ * is cut after it arrived.
+ */
+export function callBuffered(
+  caller: ProviderCaller,
+  request: FetchRequest,
+  options: { maxBytes?: number } = {},
+): Promise<BufferedAnswer> {
+  const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
+    let bytes = 0;
     let head: ResponseHeadInfo | undefined;
-    caller.call(request, {
-      onWhole: (value, body) => resolve({ head: value, body }),
-      onHead: (value) => (head = value),
-      onChunk: (chunk) => chunks.push(chunk),
-      onEnd: (failure) =>
-        resolve({ ...(head ? { head } : {}), body: Buffer.concat(chunks), ...(failure ? { failure } : {}) }),
+    let settled = false;
+    const settle = (answer: BufferedAnswer) => {
+      if (settled) return;
+      settled = true;
+      resolve(answer);
+    };
+    const cutAt = (whole: Buffer): BufferedAnswer => ({
+      ...(head ? { head } : {}),
+      body: whole.subarray(0, maxBytes),
+      cut: true,
     });
+    /** The call, once caller.call returned: a sink called from inside it cancels when it returns. */
+    const pending: { call?: ProviderCall; cancelOnReturn?: boolean } = {};
+    const windowed =
+      Number.isFinite(maxBytes) && request.window_bytes === undefined
+        ? { ...request, window_bytes: maxBytes + 1 }
+        : request;
+    pending.call = caller.call(windowed, {
+      onWhole: (value, body) => {
+        head = value;
+        settle(body.length > maxBytes ? cutAt(body) : { head: value, body });
+      },
+      onHead: (value) => (head = value),
+      onChunk: (chunk) => {
+        if (settled) return;
+        chunks.push(chunk);
+        bytes += chunk.length;
+        if (bytes <= maxBytes) return;
+        settle(cutAt(Buffer.concat(chunks)));
+        chunks.length = 0;
+        if (pending.call) pending.call.cancel();
+        else pending.cancelOnReturn = true;
+      },
+      onEnd: (failure) =>
+        settle({ ...(head ? { head } : {}), body: Buffer.concat(chunks), ...(failure ? { failure } : {}) }),
+    });
+    if (pending.cancelOnReturn) pending.call.cancel();
   });
 }

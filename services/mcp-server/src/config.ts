@@ -77,6 +77,12 @@ export const ConfigSchema = z
      * record boundary and flagged truncated (spec 4.3 rule 4). Sized for assistants' tool-result limits.
      */
     MAX_RESULT_CHARS: z.coerce.number().int().min(2_000).default(100_000),
+    /**
+     * Most bytes of one platform answer call_endpoint reads: a longer answer is cut there while it streams (the rest
+     * is never sent to this process), closed into valid JSON after its last whole record, and returned truncated
+     * like any large answer. Bounds what one call holds in memory; the platform may answer far more (32 MiB).
+     */
+    MAX_ANSWER_BYTES: z.coerce.number().int().min(65_536).max(33_554_432).default(2_097_152),
     /** Largest JSON-RPC request body accepted. */
     MAX_REQUEST_BYTES: z.coerce.number().int().min(1_024).default(1_048_576),
     /**

@@ -101,6 +101,7 @@ export async function startMcpService(
         }
       : {}),
     maxResultChars: config.MAX_RESULT_CHARS,
+    maxAnswerBytes: config.MAX_ANSWER_BYTES,
     upstreamTimeoutMs: config.UPSTREAM_TIMEOUT_MS,
     logger,
     now: options.now ?? (() => new Date()),

@@ -24,6 +24,7 @@ type Answer = { status?: number; body?: string; failure?: { code: string; detail
 
 class FakeCaller implements ProviderCaller {
   readonly requests: FetchRequest[] = [];
+  cancelled = false;
   constructor(private readonly answer: Answer) {}
   call(request: FetchRequest, sink: ResponseSink) {
     this.requests.push(request);
@@ -33,7 +34,12 @@ class FakeCaller implements ProviderCaller {
       sink.onChunk(Buffer.from(this.answer.body ?? ''));
       sink.onEnd();
     });
-    return { cancel: () => undefined, credit: () => undefined };
+    return {
+      cancel: () => {
+        this.cancelled = true;
+      },
+      credit: () => undefined,
+    };
   }
   close() {}
 }
@@ -43,6 +49,7 @@ async function callEndpoint(
   args: Record<string, unknown>,
   maxResultChars = 100_000,
   tool = 'call_endpoint',
+  maxAnswerBytes?: number,
 ) {
   const caller = new FakeCaller(answer);
   const decided: DecisionRequest[] = [];
@@ -62,6 +69,7 @@ async function callEndpoint(
     caller,
     index: new EndpointIndex(),
     maxResultChars,
+    ...(maxAnswerBytes !== undefined ? { maxAnswerBytes } : {}),
     upstreamTimeoutMs: 5_000,
     logger: createLogger('test', 'silent'),
     now: () => new Date('2026-11-22T00:00:00Z'),
@@ -140,6 +148,50 @@ describe('call_endpoint', () => {
     expect(result.structuredContent).toMatchObject({ truncated: true, records_in_answer: 400 });
     expect(text.length).toBeLessThanOrEqual(10_000);
     expect(text).toMatch(/TRUNCATED: .*page_size=/);
+  });
+
+  describe('an answer longer than MAX_ANSWER_BYTES', () => {
+    const rows = Array.from({ length: 2_000 }, (_, i) => ({ campaign_id: String(i), campaign_name: `Campaign ${i}` }));
+    const body = JSON.stringify({ code: 0, message: 'OK', data: { list: rows, page_info: { total_number: 2_000 } } });
+    const args = { ...CAMPAIGNS, params: { advertiser_id: '7001' } };
+
+    it('is read up to the limit, closed after its last whole record and marked truncated, and the call cancelled', async () => {
+      const { result, caller, text } = await callEndpoint({ body }, args, 100_000, 'call_endpoint', 20_000);
+      expect(caller.requests[0]!.window_bytes).toBe(20_001);
+      expect(caller.cancelled).toBe(true);
+      const structured = result.structuredContent as {
+        truncated: boolean;
+        read_limit_bytes: number;
+        advice: string;
+        data: { code: number; data: { list: { campaign_id: string; campaign_name: string }[] } };
+      };
+      expect(structured).toMatchObject({ truncated: true, read_limit_bytes: 20_000, data: { code: 0, message: 'OK' } });
+      const list = structured.data.data.list;
+      expect(list.length).toBeGreaterThan(100);
+      expect(list.length).toBeLessThan(2_000);
+      // Whole records only, in order, the last one read in full.
+      expect(list).toEqual(rows.slice(0, list.length));
+      expect(structured.advice).toMatch(/longer than 20000 bytes.*only the records read whole/);
+      expect(text).toMatch(/TRUNCATED: /);
+    });
+
+    it('is cut again to the result size, counting the records of the part read', async () => {
+      const { result, text } = await callEndpoint({ body }, args, 10_000, 'call_endpoint', 50_000);
+      const structured = result.structuredContent as { records_returned: number; records_in_answer: number };
+      expect(result.structuredContent).toMatchObject({ truncated: true, read_limit_bytes: 50_000 });
+      expect(structured.records_in_answer).toBeLessThan(2_000);
+      expect(structured.records_returned).toBeLessThan(structured.records_in_answer);
+      expect(text).toMatch(/records in its first 50000 bytes/);
+      expect(text.length).toBeLessThanOrEqual(10_000);
+    });
+
+    it('is a counted platform_error when the part read holds nothing whole (one long value)', async () => {
+      const long = JSON.stringify('x'.repeat(100_000));
+      const { result, text } = await callEndpoint({ body: long }, args, 100_000, 'call_endpoint', 65_536);
+      expect(result.isError).toBe(true);
+      expect(text).toMatch(/longer than 65536 bytes/);
+      expect(text).toContain('"counted":true,"read_limit_bytes":65536');
+    });
   });
 
   it('gives the quota unit back when the request never reached the platform, and keeps it when it may have', async () => {

@@ -23,6 +23,7 @@ import { z } from 'zod';
 import { FENCE_OVERHEAD_CHARS, UNTRUSTED_DATA_NOTICE, fenceUntrusted } from '../untrusted/fence';
 import { parseLossless } from '../untrusted/lossless-json';
 import { neutraliseJson } from '../untrusted/neutralise';
+import { closeJsonPrefix } from '../untrusted/json-prefix';
 import { truncateJson, type Truncation } from '../untrusted/truncate';
 import { examplePathOf, pathIdsOf } from './endpoint-lifecycle';
 import { refusal } from './refusal';
@@ -81,7 +82,16 @@ const outputSchema = z.object({
   original_chars: z.number().int(),
   returned_chars: z.number().int(),
   records_returned: z.number().int().optional(),
-  records_in_answer: z.number().int().optional(),
+  records_in_answer: z
+    .number()
+    .int()
+    .optional()
+    .describe('Records of the cut list in the answer, or in the part read when read_limit_bytes is set.'),
+  read_limit_bytes: z
+    .number()
+    .int()
+    .optional()
+    .describe('Set when the answer was longer than this: only its first bytes were read, the rest never arrived.'),
   advice: z.string().optional(),
   data_notice: z.string(),
   data: z.unknown().describe("The platform's own answer (envelope code, message, data), possibly truncated."),
@@ -263,20 +273,24 @@ async function forward(
 ): Promise<CallToolResult> {
   const { provider, path, encoded } = plan;
   const accountId = verdict.accountId ?? '';
-  const answer = await callBuffered(deps.caller, {
-    request_id: ctx.requestId,
-    provider,
-    account_id: accountId,
-    path,
-    query: Object.entries(encoded)
-      .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`)
-      .join('&'),
-    method: plan.method,
-    ...(plan.body !== undefined ? { body: plan.body } : {}),
-    timeout_ms: deps.upstreamTimeoutMs,
-    trace_context: ctx.traceContext,
-    key_id: verdict.keyId,
-  });
+  const answer = await callBuffered(
+    deps.caller,
+    {
+      request_id: ctx.requestId,
+      provider,
+      account_id: accountId,
+      path,
+      query: Object.entries(encoded)
+        .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`)
+        .join('&'),
+      method: plan.method,
+      ...(plan.body !== undefined ? { body: plan.body } : {}),
+      timeout_ms: deps.upstreamTimeoutMs,
+      trace_context: ctx.traceContext,
+      key_id: verdict.keyId,
+    },
+    deps.maxAnswerBytes === undefined ? {} : { maxBytes: deps.maxAnswerBytes },
+  );
   const quota = {
     monthly_quota: verdict.quota.limit,
     quota_used: verdict.quota.used,
@@ -307,10 +321,25 @@ async function forward(
   }
 
   const status = answer.head.status;
-  const raw = answer.body.toString('utf8');
+  const read = answer.body.toString('utf8');
+  const budget = deps.maxResultChars - FENCE_OVERHEAD_CHARS - HEADER_RESERVE_CHARS;
+  // An answer longer than MAX_ANSWER_BYTES was cut while it streamed: closed after its last whole record, it is cut
+  // further below like any large answer, and always marked truncated.
+  const readLimit = answer.cut ? answer.body.length : undefined;
+  const raw = readLimit === undefined ? read : closeJsonPrefix(read);
+  if (raw === undefined) {
+    return toolError(
+      'platform_error',
+      `The platform's answer (HTTP ${status}) is longer than ${readLimit} bytes, the most this tool reads, and has ` +
+        `no whole record within them. Narrow the filters or lower the page size and call ${path} again.`,
+      {
+        details: { http_status: status, counted: true, read_limit_bytes: readLimit },
+        untrusted: read.slice(0, budget),
+      },
+    );
+  }
   // Numbers above 2^53 (64-bit ids) keep their digits: JSON.parse alone would round them.
   const parsed = parseLossless(raw);
-  const budget = deps.maxResultChars - FENCE_OVERHEAD_CHARS - HEADER_RESERVE_CHARS;
   if (parsed === undefined) {
     return toolError('platform_error', `The platform answered HTTP ${status} with a body that is not JSON.`, {
       details: { http_status: status, counted: true },
@@ -319,7 +348,8 @@ async function forward(
   }
   const value = neutraliseJson(parsed.value, raw);
   const serialized = JSON.stringify(value);
-  const cut = truncateJson(value, budget, serialized);
+  const fitted = truncateJson(value, budget, serialized);
+  const cut = readLimit === undefined ? fitted : { ...fitted, truncated: true };
   const data = parsed.restoreText(cut.truncated ? JSON.stringify(cut.value) : serialized);
   const endpoint = findEndpoint(provider, path);
   // The envelope of the endpoint's API version: a successor may answer in another shape than its predecessor.
@@ -333,11 +363,14 @@ async function forward(
     );
   }
 
-  const advice = cut.truncated ? adviceFor(cut, path, endpoint?.paging) : undefined;
+  const advice = cut.truncated ? adviceFor(cut, path, endpoint?.paging, readLimit) : undefined;
   const fenced = fenceUntrusted(data);
   const header = [
     `${provider} ${path} for account ${accountId}: HTTP ${status}, ${data.length} characters of JSON` +
-      (cut.records ? `, ${cut.records.returned} of ${cut.records.total} records in this answer` : '') +
+      (cut.records
+        ? `, ${cut.records.returned} of the ${cut.records.total} records ` +
+          (readLimit === undefined ? 'in this answer' : `in its first ${readLimit} bytes`)
+        : '') +
       '.',
     ...(advice ? [`TRUNCATED: ${advice}`] : []),
     `Quota: ${quota.quota_used} of ${quota.monthly_quota} requests used this month.`,
@@ -352,6 +385,7 @@ async function forward(
       original_chars: cut.originalChars,
       returned_chars: cut.returnedChars,
       ...(cut.records ? { records_returned: cut.records.returned, records_in_answer: cut.records.total } : {}),
+      ...(readLimit !== undefined ? { read_limit_bytes: readLimit } : {}),
       ...(advice ? { advice } : {}),
       data_notice: UNTRUSTED_DATA_NOTICE,
       data: parsed.restoreValue(cut.value),
@@ -362,17 +396,22 @@ async function forward(
 }
 
 /** spec 4.3 rule 4: what was cut and how to ask again, in the terms of the endpoint's paging style. */
-export function adviceFor(cut: Truncation, path: string, paging?: PagingSpec): string {
+export function adviceFor(cut: Truncation, path: string, paging?: PagingSpec, readLimit?: number): string {
   const kept = cut.records?.returned ?? 0;
   const steps = PAGE_SIZE_STEPS.filter((size) => paging === undefined || size <= paging.maxPageSize);
   const floor = steps[steps.length - 1] ?? 10;
   const pageSize = steps.find((size) => size <= Math.max(floor, Math.floor(kept * 0.9))) ?? floor;
   const what = cut.records
-    ? `only the first ${kept} of the ${cut.records.total} records of ${cut.records.path || 'the answer'} are included`
-    : 'the answer could not be included at all';
-  const start =
-    `The answer (${cut.originalChars} characters) exceeds the size an assistant can take, so ${what}. Do not ` +
-    'draw conclusions from the missing part: ';
+    ? `only the first ${kept} of the ${cut.records.total} records ` +
+      `${readLimit === undefined ? '' : 'read '}of ${cut.records.path || 'the answer'} are included`
+    : readLimit === undefined
+      ? 'the answer could not be included at all'
+      : 'only the records read whole are included';
+  const size =
+    readLimit === undefined
+      ? `The answer (${cut.originalChars} characters) exceeds the size an assistant can take`
+      : `The answer is longer than ${readLimit} bytes, the most this tool reads`;
+  const start = `${size}, so ${what}. Do not draw conclusions from the missing part: `;
   switch (paging?.style) {
     case 'cursor':
       return (

@@ -12,6 +12,8 @@ export interface ToolDeps {
   /** find_endpoint's AI; absent when no LLM is configured. */
   model?: SuggestionModel;
   maxResultChars: number;
+  /** Most bytes of a platform answer call_endpoint reads (MAX_ANSWER_BYTES); unset: the whole answer. */
+  maxAnswerBytes?: number;
   upstreamTimeoutMs: number;
   logger: Logger;
   now: () => Date;
