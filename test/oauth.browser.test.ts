@@ -100,10 +100,15 @@ describeWithChromium('assistant sign-in in a browser (spec 5.3)', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('heading', { name: 'Allow Chat Assistant to read your data?' }).waitFor();
     expect(await page.content()).toContain(accountId);
-    // The assistant's callback is not a real host: the browser setting off for it is the answer.
+    // The assistant's callback is not a real host: the test answers for it, so the browser's visit ends on a page
+    // rather than on an error page, which a busy machine could commit after the next navigation had begun.
+    await page.route(`${CALLBACK}**`, (route) =>
+      route.fulfill({ status: 200, contentType: 'text/plain', body: 'the assistant received the code' }),
+    );
     const arrival = page.waitForRequest((request) => request.url().startsWith(CALLBACK));
     await page.getByRole('button', { name: 'Allow' }).click();
     const callback = new URL((await arrival).url());
+    await page.waitForURL(`${CALLBACK}**`);
     expect(callback.searchParams.get('state')).toBe(state);
     expect(callback.searchParams.get('iss')).toBe(oauth.url);
 
