@@ -16,7 +16,10 @@ export interface Outcome {
   retryAfter: boolean;
   /** Attempts that found no listener (ECONNREFUSED) before this one was answered. */
   refused: number;
-  /** Sent again once because a reused keep-alive socket was reset before any byte came back (Node's advice). */
+  /**
+   * Sent again because a reused keep-alive socket was reset before any byte came back (Node's advice), at most
+   * MAX_RESENDS times: a server closing its idle sockets can reset the next pooled one the retry takes as well.
+   */
   resent: boolean;
 }
 
@@ -42,6 +45,8 @@ export interface LoadOptions {
 }
 
 const REFUSED_RETRY_MS = 100;
+/** A reset of a reused socket is a request the server never read: sent again on another socket, a few times at most. */
+const MAX_RESENDS = 3;
 
 /**
  * A bounded open-loop load on loopback over REST and MCP, round robin over keys. Every answer is kept with its
@@ -94,7 +99,7 @@ export class LoadDriver {
     const sentAt = Date.now();
     const giveUpAt = sentAt + this.options.deadlineMs;
     let refused = 0;
-    let resent = false;
+    let resends = 0;
     for (;;) {
       const origin =
         key.channel === 'rest'
@@ -107,8 +112,8 @@ export class LoadDriver {
         if (key.channel === 'mcp' || refused % this.options.restOrigins.length === 0) await sleep(REFUSED_RETRY_MS);
         continue;
       }
-      if (attempt.kind === 'reset_reused' && !resent) {
-        resent = true;
+      if (attempt.kind === 'reset_reused' && resends < MAX_RESENDS) {
+        resends++;
         continue;
       }
       const answered = attempt.kind === 'answer' ? attempt : undefined;
@@ -122,7 +127,7 @@ export class LoadDriver {
         problemJson: answered?.problemJson ?? false,
         retryAfter: answered?.retryAfter ?? false,
         refused,
-        resent,
+        resent: resends > 0,
       };
     }
   }
