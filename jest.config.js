@@ -18,6 +18,7 @@ module.exports = {
         '<rootDir>/libs/*/src/**/*.test.ts',
         '<rootDir>/services/*/src/**/*.test.ts',
         '<rootDir>/scripts/**/*.test.ts',
+        '<rootDir>/bench/**/*.test.ts',
       ],
     },
     {

@@ -4,17 +4,30 @@ import { runRefusalBench, type RefusalSection } from './refusal.bench';
 import { runK6, type K6Result } from '../load/k6.runner';
 import { startEdgeStageMeter, type EdgeStages } from '../lib/edge-stages';
 import { runWrk, type WrkResult, type WrkTarget } from '../load/wrk.runner';
+import { warmUntilSteady, warmUpText, type WarmUp } from '../load/warm-up';
 import { CpuMeter, cpuByName } from '../lib/cpu-meter';
 import { settle } from '../lib/settle';
 import { bestOf, ratio } from '../lib/stats';
 import type { RunningService } from '@gateway/testing';
 import type { BenchEnvironment } from '../setup/bench-environment';
 
+export interface SaturationSettings {
+  threads: number;
+  connections: number;
+  seconds: number;
+  warmupSeconds: number;
+  maxWarmupSeconds: number;
+}
+
 export type GatewayTargetName = 'direct' | 'nginx' | 'gateway-stream' | 'gateway-unary' | 'gateway-video-shop';
 
 export interface GatewaySettings {
   keys: number;
-  saturation: { threads: number; connections: number; seconds: number; warmupSeconds: number };
+  /**
+   * warmupSeconds is one warm-up window: each target is loaded window after window until its rate stops climbing,
+   * for at most maxWarmupSeconds (load/warm-up.ts).
+   */
+  saturation: SaturationSettings;
   /** Fixed arrival rates; the first is the one the target is stated at (1,000 req/s). */
   latency: { rate: number; seconds: number }[];
   runs: number;
@@ -35,6 +48,8 @@ export interface GatewayTargetFigures {
   name: GatewayTargetName;
   description: string;
   saturation: { okPerSecond: number; p50Ms: number; p99Ms: number; runs: WrkResult[] };
+  /** The windows of load before the first measured run (absent in reports made before the warm-up ran until steady). */
+  warmUp?: WarmUp;
   atRates: RateFigures[];
 }
 
@@ -61,7 +76,7 @@ export interface GatewaySection {
   tools: { wrk: string; k6: string; nginx: string };
   nginxConfig: string;
   /** A bare node:http server answering a small JSON (docs/benchmarks.md, "Design figures"), to compare machines. */
-  calibration: { okPerSecond: number; p50Ms: number; runs: WrkResult[] };
+  calibration: { okPerSecond: number; p50Ms: number; runs: WrkResult[]; warmUp?: WarmUp };
   targets: GatewayTargetFigures[];
   cpuPerRequest: CpuPerRequest[];
   transports: TransportComparison[];
@@ -201,9 +216,15 @@ export async function runGatewayBench(
       return result;
     };
 
+    // Connections, JIT and caches warm until the rate stops climbing; the windows are reported, not measured.
+    const warmUps = new Map<WrkTarget, WarmUp>();
     for (const target of [calibrationTarget, ...specs.map((spec) => spec.wrk)]) {
-      // Warms connections, JIT and caches; not recorded.
-      await runWrk(tools.wrk.path, workDir, target, { ...wrkOptions, seconds: settings.saturation.warmupSeconds });
+      const warmUp = await warmUntilSteady(
+        { windowSeconds: settings.saturation.warmupSeconds, maxSeconds: settings.saturation.maxWarmupSeconds },
+        async (seconds) => (await runWrk(tools.wrk.path, workDir, target, { ...wrkOptions, seconds })).okPerSecond,
+      );
+      warmUps.set(target, warmUp);
+      log(`gateway: warm-up ${target.origin}${target.target.split('?')[0]}: ${warmUpText(warmUp)}`);
     }
     for (let run = 1; run <= settings.runs; run++) {
       await calm();
@@ -296,6 +317,7 @@ export async function runGatewayBench(
           p99Ms: bestOf(sat, (run) => run.latencyMs.p99, 'min'),
           runs: sat,
         },
+        warmUp: warmUps.get(spec.wrk),
         atRates: settings.latency.map((level) => {
           const runs = atRate.get(`${spec.name}@${level.rate}`) ?? [];
           return {
@@ -377,6 +399,7 @@ export async function runGatewayBench(
         okPerSecond: bestOf(calibrationRuns, (run) => run.okPerSecond, 'max'),
         p50Ms: bestOf(calibrationRuns, (run) => run.latencyMs.p50, 'min'),
         runs: calibrationRuns,
+        warmUp: warmUps.get(calibrationTarget),
       },
       targets,
       cpuPerRequest: cpuRows,

@@ -3,6 +3,8 @@ import { startBareHttp } from '../baselines/bare-http.baseline';
 import { cpuByName, CpuMeter } from '../lib/cpu-meter';
 import { settle } from '../lib/settle';
 import { runWrk, type WrkResult, type WrkTarget } from '../load/wrk.runner';
+import { warmUntilSteady, warmUpText, type WarmUp } from '../load/warm-up';
+import type { SaturationSettings } from './gateway.bench';
 import type { BenchEnvironment } from '../setup/bench-environment';
 
 export type RefusalTargetName =
@@ -20,6 +22,8 @@ export interface RefusalFigures {
   /** CPU time per answer by process (run 1), microseconds; `serverMicros` without the load generator. */
   cpu: { microsByProcess: Record<string, number>; serverMicros: number };
   runs: WrkResult[];
+  /** The windows of load before the first measured run, 429/s (absent in older reports). */
+  warmUp?: WarmUp;
 }
 
 export interface RefusalSection {
@@ -56,7 +60,7 @@ export async function runRefusalBench(
   env: BenchEnvironment,
   wrk: string,
   nginxRefusalOrigin: string,
-  saturation: { threads: number; connections: number; seconds: number; warmupSeconds: number },
+  saturation: SaturationSettings,
   runs: number,
   workDir: string,
   log: (message: string) => void,
@@ -111,11 +115,20 @@ export async function runRefusalBench(
       },
     ];
     const samples = new Map<RefusalTargetName, RefusalFigures['sample']>();
+    const warmUps = new Map<RefusalTargetName, WarmUp>();
+    const warm = async (target: WrkTarget, rateOf: (run: WrkResult) => number) =>
+      warmUntilSteady(
+        { windowSeconds: saturation.warmupSeconds, maxSeconds: saturation.maxWarmupSeconds },
+        async (seconds) => rateOf(await runWrk(wrk, workDir, target, { ...saturation, seconds })),
+      );
     for (const spec of specs) {
-      await runWrk(wrk, workDir, spec.wrk, { ...saturation, seconds: saturation.warmupSeconds });
+      const warmUp = await warm(spec.wrk, (run) => run.non2xx / run.seconds);
+      warmUps.set(spec.name, warmUp);
+      log(`refusal: warm-up ${spec.name}: ${warmUpText(warmUp)} (429/s)`);
       samples.set(spec.name, await sampleRefusal(spec.wrk));
     }
-    await runWrk(wrk, workDir, bareTarget, { ...saturation, seconds: saturation.warmupSeconds });
+    const bareWarmUp = await warm(bareTarget, (run) => run.okPerSecond);
+    log(`refusal: warm-up bare node:http: ${warmUpText(bareWarmUp)}`);
     const results = new Map<RefusalTargetName, WrkResult[]>(specs.map((spec) => [spec.name, []]));
     for (let run = 1; run <= runs; run++) {
       await settle(15_000);
@@ -152,6 +165,7 @@ export async function runRefusalBench(
         okPerSecond: Math.max(...runsOf.map((run) => run.okPerSecond)),
         cpu: cpuPerAnswer(runsOf[0]),
         runs: runsOf,
+        warmUp: warmUps.get(spec.name),
       };
     });
     const refused = (name: RefusalTargetName) => targets.find((figures) => figures.name === name)!.refusedPerSecond;

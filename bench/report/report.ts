@@ -6,6 +6,7 @@ import type { StageFigures } from '../lib/edge-stages';
 import type { MachineInfo } from '../lib/machine';
 import { LIMITER_TARGET_RATIO, type LimiterSection, type LimiterTargetFigures } from '../limiter/limiter.bench';
 import type { ProfileSummary } from './cpu-profile';
+import { warmUpText, type WarmUp } from '../load/warm-up';
 
 export interface BenchReport {
   startedAt: string;
@@ -116,8 +117,10 @@ function gatewayMarkdown(section: GatewaySection): string[] {
     '## 2. Gateway: full path vs the sandbox directly vs nginx + limit_req',
     '',
     `Method: saturation with ${section.tools.wrk.replace(/ Copyright.*$/, '')} (${settings.saturation.threads} thread, ` +
-      `${settings.saturation.connections} connections, ${settings.saturation.seconds} s per run after a ` +
-      `${settings.saturation.warmupSeconds} s warm-up per target; a Lua script sets X-API-Key to one of ` +
+      `${settings.saturation.connections} connections, ${settings.saturation.seconds} s per run after a warm-up per ` +
+      `target: windows of ${settings.saturation.warmupSeconds} s until two in a row no longer beat the best before ` +
+      `them by 5 %, at most ${settings.saturation.maxWarmupSeconds ?? settings.saturation.warmupSeconds} s (the ` +
+      'windows are listed below); a Lua script sets X-API-Key to one of ' +
       `${settings.keys} keys at random on every request, so no key passes its rate). Latency at fixed arrival ` +
       `rates with k6 ${section.tools.k6.split(' ')[1] ?? ''} (constant-arrival-rate, ${rates}; an open model: a ` +
       'slow answer does not lower the offered rate, so queueing shows in the percentiles instead of being hidden; ' +
@@ -154,6 +157,7 @@ function gatewayMarkdown(section: GatewaySection): string[] {
         ` | wrk ${non2xx.join(', ')}; k6 ${failed.join(', ')} |`,
     );
   }
+  lines.push(...warmUpMarkdown(section));
   lines.push(
     '',
     `| gRPC transport | ${settings.latency
@@ -322,6 +326,24 @@ function targetsMarkdown(section: GatewaySection, kept: GatewaySection['transpor
   return lines;
 }
 
+/** The warm-up windows of each target (reports made before the warm-up ran until steady have none). */
+function warmUpMarkdown(section: GatewaySection): string[] {
+  const rows: [string, WarmUp | undefined][] = [
+    ['bare node:http (calibration)', section.calibration.warmUp],
+    ...section.targets.map((target): [string, WarmUp | undefined] => [target.name, target.warmUp]),
+  ];
+  if (rows.every(([, warmUp]) => !warmUp)) return [];
+  return [
+    '',
+    'Warm-up before the measured runs, 2xx/s per window (a Node process runs code V8 has not optimized yet in its ' +
+      'first seconds under load; docs/benchmarks.md, "Warm-up"):',
+    '',
+    '| target | warm-up |',
+    '|---|---|',
+    ...rows.map(([name, warmUp]) => `| ${name} | ${warmUpText(warmUp)} |`),
+  ];
+}
+
 function refusalMarkdown(section: GatewaySection): string[] {
   const refusal = section.refusal;
   if (!refusal) return [];
@@ -339,13 +361,14 @@ function refusalMarkdown(section: GatewaySection): string[] {
       'worker_processes auto; gateway-refusal-no-hold an edge with HOLD_REFUSALS=false, where every refusal asks ' +
       'the quota-actor.',
     '',
-    '| target | path | 429/s (best run) | 2xx/s | sample refusal | CPU per answer, servers (µs) |',
-    '|---|---|---|---|---|---|',
+    '| target | path | 429/s (best run) | 2xx/s | sample refusal | CPU per answer, servers (µs) | warm-up, 429/s |',
+    '|---|---|---|---|---|---|---|',
     ...refusal.targets.map(
       (row) =>
         `| ${row.name} | ${row.description} | ${n(row.refusedPerSecond)} | ${n(row.okPerSecond)} | ` +
         `${row.sample.status} ${row.sample.code ?? ''}${row.sample.rateLimitHeader ? ', RateLimit headers' : ''}` +
-        `${row.sample.retryAfter ? `, Retry-After ${row.sample.retryAfter}` : ''} | ${n(row.cpu.serverMicros)} |`,
+        `${row.sample.retryAfter ? `, Retry-After ${row.sample.retryAfter}` : ''} | ${n(row.cpu.serverMicros)} | ` +
+        `${warmUpText(row.warmUp)} |`,
     ),
     '',
     'CPU per answer by process (µs, run 1):',
