@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
 import {
   GatewayFixtures,
   parsePrometheusText,
@@ -31,12 +33,26 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
+/** The executable a process runs, from its command line. */
+function executableOf(pid: number): string | undefined {
+  try {
+    return basename(readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0]!);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The primary's worker processes: its children that run node. From source, tsx can start an esbuild service as a
+ * child of the primary too, when a file is not in its cache yet (a fresh machine).
+ */
 function workerPids(): number[] {
   try {
     return execFileSync('pgrep', ['-P', String(edge.process.pid)], { encoding: 'utf8' })
       .split('\n')
       .filter(Boolean)
-      .map(Number);
+      .map(Number)
+      .filter((pid) => executableOf(pid) === 'node');
   } catch {
     return [];
   }

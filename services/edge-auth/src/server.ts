@@ -7,6 +7,7 @@ import {
   createCounter,
   createHistogram,
   createMetrics,
+  drainHttpServer,
   httpRequestDuration,
   metricsHandler,
   type Logger,
@@ -139,10 +140,7 @@ export async function startEdgeAuth(config: Config, logger: Logger): Promise<Edg
   return {
     server,
     async stop() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      });
+      await drainHttpServer(server);
       caller.close();
       await nc.drain();
     },

@@ -1,7 +1,14 @@
 import { connectNats, DecisionClient, failFastWhileDisconnected } from '@gateway/decisions';
 import { createProviderCaller, type ProviderCaller } from '@gateway/proto';
 import { createClientAddressResolver, hashApiKey, isWellFormedApiKey } from '@gateway/store';
-import { createCounter, createMetrics, httpRequestDuration, metricsHandler, type Logger } from '@gateway/telemetry';
+import {
+  createCounter,
+  createMetrics,
+  drainHttpServer,
+  httpRequestDuration,
+  metricsHandler,
+  type Logger,
+} from '@gateway/telemetry';
 import { metadataHandler } from '@modelcontextprotocol/sdk/server/auth/handlers/metadata.js';
 import express from 'express';
 import { createServer, type Server } from 'node:http';
@@ -193,10 +200,7 @@ export async function startMcpService(
     server,
     publicUrl,
     async stop() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      });
+      await drainHttpServer(server);
       caller.close();
       await nc.drain();
     },

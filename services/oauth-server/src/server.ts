@@ -6,7 +6,7 @@ import {
   PortalSessionRepository,
   SignInThrottle,
 } from '@gateway/store';
-import { createMetrics, httpRequestDuration, metricsHandler, type Logger } from '@gateway/telemetry';
+import { createMetrics, drainHttpServer, httpRequestDuration, metricsHandler, type Logger } from '@gateway/telemetry';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -94,10 +94,7 @@ export async function startOAuthServer(config: Config, logger: Logger): Promise<
       url,
       async stop() {
         if (purge) clearInterval(purge);
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeIdleConnections();
-        });
+        await drainHttpServer(server);
         await connection.drain().catch(() => undefined);
         await store.close();
       },

@@ -1,0 +1,42 @@
+import type { Server } from 'node:http';
+import { Server as NetServer } from 'node:net';
+
+/** How long kept-alive connections are still served, each answer asking its client to close, before idle ones go. */
+export const DRAIN_IDLE_GRACE_MS = 1_000;
+
+const IDLE_SWEEP_MS = 50;
+
+/**
+ * Stops an HTTP server so that clients with pooled keep-alive connections can follow: new connections are refused at
+ * once, but for `idleGraceMs` a request on a connection already open is still answered, with `Connection: close`, and
+ * its connection closed after the answer. Only then are the connections that stayed idle closed, and the promise
+ * resolves when the last answer in progress has been written.
+ *
+ * node's own `server.close()` closes every idle connection at once: a client that sends on one of them at that moment
+ * (a busy tenant's pool, or any client during a rolling restart, since Kubernetes keeps established connections to a
+ * terminating pod) gets a reset for a request the server never read. Here such a client learns from the answer itself
+ * that the connection is ending and opens its next one to another replica.
+ */
+export function drainHttpServer(server: Server, idleGraceMs = DRAIN_IDLE_GRACE_MS): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const closeAfterAnswer = (_req: unknown, res: { shouldKeepAlive: boolean }) => {
+      res.shouldKeepAlive = false;
+    };
+    server.prependListener('request', closeAfterAnswer);
+    // net.Server's close stops accepting and waits for the open connections; http.Server's would close the idle ones.
+    let sweeper: NodeJS.Timeout | undefined;
+    NetServer.prototype.close.call(server, () => {
+      clearTimeout(grace);
+      clearInterval(sweeper);
+      server.removeListener('request', closeAfterAnswer);
+      resolve();
+    });
+    // An answer that was in progress when the drain began keeps its connection alive: it is closed once idle.
+    const grace = setTimeout(() => {
+      server.closeIdleConnections();
+      sweeper = setInterval(() => server.closeIdleConnections(), IDLE_SWEEP_MS);
+      sweeper.unref();
+    }, idleGraceMs);
+    grace.unref();
+  });
+}
