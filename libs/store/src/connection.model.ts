@@ -17,6 +17,12 @@ export interface ConnectionDocument {
   external_account_ids: string[];
   /** AES-256-GCM of the platform tokens, AAD = account_id. Never the plaintext. */
   credentials: SealedCredentials;
+  /**
+   * When the sealed refresh token expires, in the clear so that provider-proxy's refresh-token sweep can ask for the
+   * connections due instead of opening every one; null when the credentials hold no refresh token or no expiry.
+   * Missing on documents written before it existed: the sweep examines those until their next renewal writes it.
+   */
+  refresh_token_expires_at?: Date | null;
   status: ConnectionStatus;
   granted_at: Date;
   created_at: Date;
@@ -41,12 +47,14 @@ const connectionSchema = new Schema<ConnectionDocument>(
     provider: { type: String, required: true, enum: PROVIDER_IDS },
     external_account_ids: { type: [String], default: [] },
     credentials: { type: sealedSchema, required: true },
+    refresh_token_expires_at: { type: Date, default: undefined },
     status: { type: String, required: true, enum: CONNECTION_STATUSES, default: 'active' },
     granted_at: { type: Date, required: true },
   },
   { collection: 'connections', versionKey: false, timestamps: { createdAt: 'created_at', updatedAt: 'updated_at' } },
 );
 connectionSchema.index({ customer_id: 1, provider: 1 });
+connectionSchema.index({ status: 1, refresh_token_expires_at: 1 });
 
 export function connectionModel(connection: Connection): Model<ConnectionDocument> {
   return (

@@ -83,6 +83,7 @@ export class ConnectionRepository {
           provider: input.provider,
           external_account_ids: externalAccountIds,
           credentials: cipher.seal(credentials, accountId),
+          refresh_token_expires_at: refreshTokenExpiry(credentials),
           status: 'active',
           granted_at: new Date(),
         });
@@ -105,6 +106,7 @@ export class ConnectionRepository {
     const cipher = this.requireCipher();
     const set: Partial<ConnectionDocument> = {
       credentials: cipher.seal(valid, accountId),
+      refresh_token_expires_at: refreshTokenExpiry(valid),
       status: 'active',
       granted_at: new Date(),
     };
@@ -133,15 +135,21 @@ export class ConnectionRepository {
   }
 
   /**
-   * One page of the active connections of `providers`, in account id order after `after` (provider-proxy's
-   * refresh-token sweep walks them all, page by page). Ids and providers only.
+   * One page of the active connections of `providers` whose refresh token expires by `dueBy`, in account id order
+   * after `after` (provider-proxy's refresh-token sweep, page by page), and those written before the expiry was kept
+   * in the clear, which only opening them tells. Ids and providers only.
    */
-  async listActive(
+  async listRefreshDue(
     providers: readonly ProviderId[],
+    dueBy: Date,
     after: string | undefined,
     limit: number,
   ): Promise<{ account_id: string; provider: ProviderId }[]> {
-    const filter: Record<string, unknown> = { status: 'active', provider: { $in: providers.filter(isProviderId) } };
+    const filter: Record<string, unknown> = {
+      status: 'active',
+      provider: { $in: providers.filter(isProviderId) },
+      $or: [{ refresh_token_expires_at: { $lte: dueBy } }, { refresh_token_expires_at: { $exists: false } }],
+    };
     if (after !== undefined) filter._id = { $gt: requireString(after, 'after') };
     const docs = await this.connections
       .find(filter, { account_id: 1, provider: 1 })
@@ -189,8 +197,12 @@ export class ConnectionRepository {
     renewed: PlatformCredentials,
   ): Promise<CredentialsWrite> {
     requireString(accountId, 'account_id');
-    const sealed = this.requireCipher().seal(validCredentials(renewed), accountId);
-    return this.writeOverTokens(accountId, renewedFrom, { credentials: sealed });
+    const valid = validCredentials(renewed);
+    const sealed = this.requireCipher().seal(valid, accountId);
+    return this.writeOverTokens(accountId, renewedFrom, {
+      credentials: sealed,
+      refresh_token_expires_at: refreshTokenExpiry(valid),
+    });
   }
 
   /**
@@ -282,6 +294,12 @@ export class ConnectionRepository {
     }
     return this.cipher;
   }
+}
+
+/** The instant the refresh token expires, or null when there is none to renew (no refresh token, or no expiry). */
+function refreshTokenExpiry(credentials: PlatformCredentials): Date | null {
+  if (credentials.refresh_token === undefined || credentials.refresh_token_expires_at === undefined) return null;
+  return new Date(credentials.refresh_token_expires_at);
 }
 
 /** The same grant at the same point of its life: the tokens a platform hands out are unique. */

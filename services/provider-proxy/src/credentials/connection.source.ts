@@ -34,11 +34,15 @@ export interface ConnectionSource {
   markNeedsRegrant(accountId: string, refused: ConnectionCredentials): Promise<CredentialsWrite>;
 }
 
-/** Every active connection, page by page: what the refresh-token sweep walks. */
+/** The active connections whose refresh token is due, page by page: what the refresh-token sweep walks. */
 export interface ConnectionLister {
-  /** Up to `limit` active connections of `providers`, in account id order after `after`. */
-  listActive(
+  /**
+   * Up to `limit` active connections of `providers` whose refresh token expires by `dueBy` (or whose expiry is only
+   * known once opened), in account id order after `after`.
+   */
+  listRefreshDue(
     providers: readonly string[],
+    dueBy: Date,
     after: string | undefined,
     limit: number,
   ): Promise<{ accountId: string; provider: string }[]>;
@@ -62,8 +66,9 @@ export interface ConnectionReader {
     renewed: PlatformCredentials,
   ): Promise<CredentialsWrite>;
   markNeedsRegrant(accountId: string, refused: PlatformCredentials): Promise<CredentialsWrite>;
-  listActive(
+  listRefreshDue(
     providers: readonly ProviderId[],
+    dueBy: Date,
     after: string | undefined,
     limit: number,
   ): Promise<{ account_id: string; provider: string }[]>;
@@ -102,12 +107,13 @@ export class StoreConnectionSource implements ConnectionSource, ConnectionLister
     return this.connections.markNeedsRegrant(accountId, refused);
   }
 
-  async listActive(
+  async listRefreshDue(
     providers: readonly string[],
+    dueBy: Date,
     after: string | undefined,
     limit: number,
   ): Promise<{ accountId: string; provider: string }[]> {
-    const page = await this.connections.listActive(providers.filter(isProviderId), after, limit);
+    const page = await this.connections.listRefreshDue(providers.filter(isProviderId), dueBy, after, limit);
     return page.map((connection) => ({ accountId: connection.account_id, provider: connection.provider }));
   }
 }

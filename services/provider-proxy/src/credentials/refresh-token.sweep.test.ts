@@ -39,8 +39,14 @@ class SharedStore implements ConnectionSource, ConnectionLister {
     this.connections.delete(accountId);
     return 'stored';
   }
-  async listActive(_providers: readonly string[], after: string | undefined, limit: number) {
-    return [...this.connections.keys()]
+  /** As the store: the expiry is read in the clear, and a connection without one is listed (only opening tells). */
+  async listRefreshDue(_providers: readonly string[], dueBy: Date, after: string | undefined, limit: number) {
+    const due = (credentials: ConnectionCredentials) =>
+      credentials.refresh_token_expires_at === undefined ||
+      Date.parse(credentials.refresh_token_expires_at) <= dueBy.getTime();
+    return [...this.connections]
+      .filter(([, credentials]) => due(credentials))
+      .map(([accountId]) => accountId)
       .sort()
       .filter((id) => after === undefined || id > after)
       .slice(0, limit)
@@ -127,9 +133,9 @@ describe('refresh-token sweep', () => {
     });
     expect(store.connections.get('acct_busy')?.refresh_token).toBe('r-busy');
 
-    // The next interval, on the other replica: nothing is due any more.
+    // The next interval, on the other replica: nothing is due any more, and nothing is opened to find that out.
     now += INTERVAL_MS;
-    expect(await b.scan()).toMatchObject({ swept: true, examined: 2, renewed: 0, failed: 0 });
+    expect(await b.scan()).toMatchObject({ swept: true, examined: 0, renewed: 0, failed: 0 });
     expect(refreshes).toEqual(['r-idle']);
   });
 
@@ -148,6 +154,24 @@ describe('refresh-token sweep', () => {
     }
     expect(refreshes).toHaveLength(Math.floor((24 * 30) / 73));
     expect(new Set(refreshes).size).toBe(refreshes.length);
+  });
+
+  it('asks the store for the connections due only, by the refresh token expiry the store keeps in the clear', async () => {
+    const store = new SharedStore();
+    const lease = new LocalRenewalLease(() => now);
+    const { adapter, refreshes } = platform(30 * DAY);
+    for (let i = 0; i < 50; i++) store.connections.set(`acct_fresh_${i}`, connection(`r-fresh-${i}`, 20 * DAY));
+    store.connections.set('acct_due', connection('r-due', DAY));
+    const asked: Date[] = [];
+    const listRefreshDue = store.listRefreshDue.bind(store);
+    store.listRefreshDue = (providers, dueBy, after, limit) => {
+      asked.push(dueBy);
+      return listRefreshDue(providers, dueBy, after, limit);
+    };
+
+    expect(await replica(store, lease, adapter).scan()).toMatchObject({ examined: 1, renewed: 1 });
+    expect(refreshes).toEqual(['r-due']);
+    expect(asked.map((dueBy) => dueBy.getTime())).toEqual([now + MARGIN_MS]);
   });
 
   it('renews at most one batch per scan and leaves the rest to the next one', async () => {

@@ -81,7 +81,7 @@ export class RefreshTokenSweep {
     const providers = [...this.adapters.keys()];
     let after: string | undefined;
     while (report.renewed + report.failed < batch) {
-      const page = await lister.listActive(providers, after, batch);
+      const page = await lister.listRefreshDue(providers, new Date(this.now() + this.options.marginMs), after, batch);
       for (const { accountId, provider } of page) {
         if (report.renewed + report.failed >= batch) break;
         report.examined += 1;
