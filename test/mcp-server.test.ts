@@ -629,33 +629,40 @@ describe('MCP - call_endpoint (spec 4.3, 7, 8)', () => {
     expect(Number(response!.headers['retry-after'])).toBeGreaterThanOrEqual(1);
   });
 
-  it('reads at most MAX_ANSWER_BYTES of a platform answer and closes the part read after its last whole record', async () => {
-    const small = await cluster.startMcp({ AUTHORIZATION_SERVER_URL: AUTH_SERVER, MAX_ANSWER_BYTES: '65536' });
-    try {
-      const { secret, connection } = await keyWithOneConnection();
-      const client = await connect(`${small.url}/mcp`, secret);
-      const result = await call(client, 'call_endpoint', thousandRowReport(connection.advertiserIds[0]!));
-      expect(result.isError).toBeFalsy();
-      const body = result.structuredContent as {
-        truncated: boolean;
-        read_limit_bytes: number;
-        original_chars: number;
-        advice: string;
-        data: { code: number; data: { list: { dimensions: Record<string, string> }[] } };
-      };
-      expect(body).toMatchObject({ truncated: true, read_limit_bytes: 65_536, data: { code: 0 } });
-      expect(body.original_chars).toBeLessThan(65_536);
-      // Some hundreds of whole rows of the 1,000 the platform sent: the rest never reached this mcp-server.
-      expect(body.data.data.list.length).toBeGreaterThan(50);
-      expect(body.data.data.list.length).toBeLessThan(1000);
-      for (const row of body.data.data.list)
-        expect(Object.keys(row.dimensions).sort()).toEqual(['ad_id', 'stat_time_day']);
-      expect(body.advice).toMatch(/longer than 65536 bytes/);
-      await client.close();
-    } finally {
-      await small.stop();
-    }
-  });
+  it.each(['stream', 'unary'])(
+    'reads at most MAX_ANSWER_BYTES of a platform answer and closes the part read after its last whole record (%s transport)',
+    async (transport) => {
+      const small = await cluster.startMcp({
+        AUTHORIZATION_SERVER_URL: AUTH_SERVER,
+        MAX_ANSWER_BYTES: '65536',
+        PROVIDER_PROXY_TRANSPORT: transport,
+      });
+      try {
+        const { secret, connection } = await keyWithOneConnection();
+        const client = await connect(`${small.url}/mcp`, secret);
+        const result = await call(client, 'call_endpoint', thousandRowReport(connection.advertiserIds[0]!));
+        expect(result.isError).toBeFalsy();
+        const body = result.structuredContent as {
+          truncated: boolean;
+          read_limit_bytes: number;
+          original_chars: number;
+          advice: string;
+          data: { code: number; data: { list: { dimensions: Record<string, string> }[] } };
+        };
+        expect(body).toMatchObject({ truncated: true, read_limit_bytes: 65_536, data: { code: 0 } });
+        expect(body.original_chars).toBeLessThan(65_536);
+        // Some hundreds of whole rows of the 1,000 the platform sent: the rest never reached this mcp-server.
+        expect(body.data.data.list.length).toBeGreaterThan(50);
+        expect(body.data.data.list.length).toBeLessThan(1000);
+        for (const row of body.data.data.list)
+          expect(Object.keys(row.dimensions).sort()).toEqual(['ad_id', 'stat_time_day']);
+        expect(body.advice).toMatch(/longer than 65536 bytes/);
+        await client.close();
+      } finally {
+        await small.stop();
+      }
+    },
+  );
 
   it('cuts a large report at a record boundary, keeps it valid JSON, marks it truncated and fences it (rules 4, 6)', async () => {
     const { secret, connection } = await keyWithOneConnection();

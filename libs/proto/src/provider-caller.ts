@@ -32,7 +32,7 @@ export interface ProviderCall {
   cancel(): void;
   /**
    * The sink passed `bytes` more of the body on: provider-proxy may send that many more of an answer asked with a
-   * `window_bytes` (streams only; a unary answer comes whole).
+   * `window_bytes` (streams only; a unary answer comes in one message).
    */
   credit(bytes: number): void;
 }
@@ -55,8 +55,8 @@ export interface BufferedAnswer {
  * Collects a whole answer (MCP tools and tests need the body in one piece). With `maxBytes`, at most that much of the
  * body is kept: the request asks for a window of one byte more (a stream sends no more than that, since no credit is
  * ever given back) and the call is cancelled once the answer passes `maxBytes`, so provider-proxy stops reading from
- * the platform and a large answer costs the caller about `maxBytes`. A unary answer comes whole whatever its size and
- * is cut after it arrived.
+ * the platform and a large answer costs the caller about `maxBytes`. A unary call asks for `max_body_bytes` of one byte
+ * more instead: provider-proxy stops the body there, and the caller cuts the one byte over.
  */
 export function callBuffered(
   caller: ProviderCaller,
@@ -83,7 +83,7 @@ export function callBuffered(
     const pending: { call?: ProviderCall; cancelOnReturn?: boolean } = {};
     const windowed =
       Number.isFinite(maxBytes) && request.window_bytes === undefined
-        ? { ...request, window_bytes: maxBytes + 1 }
+        ? { ...request, window_bytes: maxBytes + 1, max_body_bytes: maxBytes + 1 }
         : request;
     pending.call = caller.call(windowed, {
       onWhole: (value, body) => {

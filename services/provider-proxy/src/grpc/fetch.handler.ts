@@ -7,7 +7,10 @@ import type { AnswerHead, ProxyService, ResponseSink } from '../proxy/proxy.serv
 
 /**
  * Unary Fetch: the whole answer in one message. A failure is a normal response with `failure` set (gRPC
- * status OK), so callers handle gateway failures and platform answers in one place.
+ * status OK), so callers handle gateway failures and platform answers in one place. With `max_body_bytes`, the body
+ * stops after that many bytes and the platform is no longer read: a caller that wants at most N bytes asks for N + 1
+ * and knows from a longer body that the answer went on (callBuffered in @gateway/proto). `window_bytes` is the
+ * Exchange's flow control and does not apply here: a unary answer is one message.
  */
 export function fetchHandler(
   proxy: ProxyService,
@@ -20,12 +23,27 @@ export function fetchHandler(
     const chunks: Buffer[] = [];
     let size = 0;
     let response: FetchResponse | undefined;
+    const limit = call.request.max_body_bytes > 0 ? call.request.max_body_bytes : Number.POSITIVE_INFINITY;
+    const answer = (): FetchResponse => ({
+      status: head?.status ?? 0,
+      content_type: head?.contentType ?? '',
+      headers: head?.headers ?? {},
+      body: Buffer.concat(chunks, size),
+    });
 
     const sink: ResponseSink = {
       head(value) {
         head = value;
       },
       async write(chunk) {
+        if (response) return;
+        if (size + chunk.length > limit) {
+          chunks.push(chunk.subarray(0, limit - size));
+          size = limit;
+          response = answer();
+          controller.abort();
+          return;
+        }
         size += chunk.length;
         if (size > options.maxBodyBytes) {
           response = {
@@ -37,12 +55,7 @@ export function fetchHandler(
         chunks.push(chunk);
       },
       end() {
-        response = {
-          status: head?.status ?? 0,
-          content_type: head?.contentType ?? '',
-          headers: head?.headers ?? {},
-          body: Buffer.concat(chunks, size),
-        };
+        response ??= answer();
       },
       fail(problem) {
         response = { failure: problem };

@@ -10,6 +10,8 @@ import {
 
 const MAX_ANSWER_BYTES = 256 * 1024;
 const CAMPAIGNS = '/v1.3/campaign/get/';
+/** Within the bound, and larger than the windows the tests ask for. */
+const MEDIUM_BYTES = 200 * 1024;
 
 /** UPSTREAM_MAX_ANSWER_BYTES: a platform answer above it is never passed on whole (docs/rest.md). */
 describe('provider-proxy - answers larger than UPSTREAM_MAX_ANSWER_BYTES', () => {
@@ -28,6 +30,10 @@ describe('provider-proxy - answers larger than UPSTREAM_MAX_ANSWER_BYTES', () =>
       if (kind === 'small') {
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': 2 });
         return res.end('{}');
+      }
+      if (kind === 'medium') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        return res.end(Buffer.alloc(MEDIUM_BYTES, 0x20));
       }
       // 'declared' announces 64 MiB; 'chunked' announces nothing. Both stream for as long as they are read.
       const total = 64 * 1024 * 1024;
@@ -97,6 +103,27 @@ describe('provider-proxy - answers larger than UPSTREAM_MAX_ANSWER_BYTES', () =>
     // The proxy hung up on the platform; had it read on, the platform would have written its 64 MiB first.
     await answered['chunked'];
     expect(written['chunked']).toBeLessThan(16 * 1024 * 1024);
+  });
+
+  it('stops a unary answer at max_body_bytes, and stops reading the platform there', async () => {
+    const accountId = connections.add('token-d');
+    const limit = 100_001;
+    const fetched = await harness.fetch({ ...call(accountId, 'limited'), max_body_bytes: limit });
+    expect(fetched.failure).toBeNull();
+    expect(fetched.status).toBe(200);
+    expect(fetched.body.length).toBe(limit);
+    await answered['limited'];
+    expect(written['limited']).toBeLessThan(16 * 1024 * 1024);
+
+    const whole = await harness.fetch({ ...call(accountId, 'small'), max_body_bytes: limit });
+    expect(whole.body.toString()).toBe('{}');
+  });
+
+  it('passes a unary answer whole whatever window_bytes says (the Exchange flow control edge-auth always sets)', async () => {
+    const accountId = connections.add('token-e');
+    const fetched = await harness.fetch({ ...call(accountId, 'medium'), window_bytes: 64 * 1024 });
+    expect(fetched.failure).toBeNull();
+    expect(fetched.body.length).toBe(MEDIUM_BYTES);
   });
 
   it('still passes answers within the bound', async () => {

@@ -14,6 +14,7 @@ export interface FetchRequest {
   'method'?: (string);
   'body'?: (Buffer | Uint8Array | string);
   'window_bytes'?: (number);
+  'max_body_bytes'?: (number);
 }
 
 export interface FetchRequest__Output {
@@ -29,4 +30,5 @@ export interface FetchRequest__Output {
   'method': (string);
   'body': (Buffer);
   'window_bytes': (number);
+  'max_body_bytes': (number);
 }
