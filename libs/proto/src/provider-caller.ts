@@ -81,10 +81,13 @@ export function callBuffered(
     });
     /** The call, once caller.call returned: a sink called from inside it cancels when it returns. */
     const pending: { call?: ProviderCall; cancelOnReturn?: boolean } = {};
-    const windowed =
-      Number.isFinite(maxBytes) && request.window_bytes === undefined
-        ? { ...request, window_bytes: maxBytes + 1, max_body_bytes: maxBytes + 1 }
-        : request;
+    const windowed = Number.isFinite(maxBytes)
+      ? {
+          ...request,
+          window_bytes: request.window_bytes ?? maxBytes + 1,
+          max_body_bytes: request.max_body_bytes ?? maxBytes + 1,
+        }
+      : request;
     pending.call = caller.call(windowed, {
       onWhole: (value, body) => {
         head = value;

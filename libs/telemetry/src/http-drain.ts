@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import { Server as NetServer } from 'node:net';
 
 /** How long kept-alive connections are still served, each answer asking its client to close, before idle ones go. */
-export const DRAIN_IDLE_GRACE_MS = 1_000;
+const DRAIN_IDLE_GRACE_MS = 1_000;
 
 const IDLE_SWEEP_MS = 50;
 
@@ -23,14 +23,7 @@ export function drainHttpServer(server: Server, idleGraceMs = DRAIN_IDLE_GRACE_M
       res.shouldKeepAlive = false;
     };
     server.prependListener('request', closeAfterAnswer);
-    // net.Server's close stops accepting and waits for the open connections; http.Server's would close the idle ones.
     let sweeper: NodeJS.Timeout | undefined;
-    NetServer.prototype.close.call(server, () => {
-      clearTimeout(grace);
-      clearInterval(sweeper);
-      server.removeListener('request', closeAfterAnswer);
-      resolve();
-    });
     // An answer that was in progress when the drain began keeps its connection alive: it is closed once idle.
     const grace = setTimeout(() => {
       server.closeIdleConnections();
@@ -38,5 +31,12 @@ export function drainHttpServer(server: Server, idleGraceMs = DRAIN_IDLE_GRACE_M
       sweeper.unref();
     }, idleGraceMs);
     grace.unref();
+    // net.Server's close stops accepting and waits for the open connections; http.Server's would close the idle ones.
+    NetServer.prototype.close.call(server, () => {
+      clearTimeout(grace);
+      clearInterval(sweeper);
+      server.removeListener('request', closeAfterAnswer);
+      resolve();
+    });
   });
 }

@@ -2,7 +2,7 @@ export { createLogger, logListening } from './logger';
 export type { Logger } from './logger';
 export { shutdownTelemetry } from './telemetry.lifecycle';
 export { stopOnSignals, runMain } from './service-lifecycle';
-export { drainHttpServer, DRAIN_IDLE_GRACE_MS } from './http-drain';
+export { drainHttpServer } from './http-drain';
 export {
   extractTraceContext,
   injectTraceHeaders,
