@@ -1,18 +1,21 @@
 import { credentials, loadPackageDefinition, type ChannelOptions } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 import { join } from 'node:path';
+import { encodeDirectly } from './direct-encoding';
 import { LOADER_OPTIONS } from './loader-options';
 import type { ProtoGrpcType } from './generated/provider_proxy';
 import type { ProviderProxyClient, ProviderProxyDefinition } from './generated/gateway/provider/v1/ProviderProxy';
 
 const PROTO_ROOT = join(__dirname, '..', 'proto');
+const CONTRACT_FILE = 'gateway/provider/v1/provider_proxy.proto';
 
 let cached: ProtoGrpcType | undefined;
 
 function loadContract(): ProtoGrpcType {
-  cached ??= loadPackageDefinition(
-    loadSync('gateway/provider/v1/provider_proxy.proto', { ...LOADER_OPTIONS, includeDirs: [PROTO_ROOT] }),
-  ) as unknown as ProtoGrpcType;
+  if (cached) return cached;
+  const definition = loadSync(CONTRACT_FILE, { ...LOADER_OPTIONS, includeDirs: [PROTO_ROOT] });
+  encodeDirectly(definition, 'gateway.provider.v1.ProviderProxy', PROTO_ROOT, CONTRACT_FILE);
+  cached = loadPackageDefinition(definition) as unknown as ProtoGrpcType;
   return cached;
 }
 
