@@ -14,14 +14,21 @@ export type { NatsMessage, NatsSpanAttributes } from './nats.tracing';
 export {
   counterSeries,
   createCounter,
+  createGauge,
   createHistogram,
   createMetrics,
+  createTalliedHistogram,
+  gaugeSeries,
   httpRequestDuration,
   LATENCY_BUCKETS_SECONDS,
   METRIC_PREFIX,
   metricsHandler,
+  seriesByLabels,
+  talliedHttpRequestDuration,
 } from './metrics.registry';
-export type { HistogramDefinition, HttpRequestLabel, MetricDefinition } from './metrics.registry';
+export { TalliedHistogram } from './tallied-histogram';
+export type { HistogramSeries } from './tallied-histogram';
+export type { GaugeSeries, HistogramDefinition, HttpRequestLabel, MetricDefinition } from './metrics.registry';
 export { clusterMetricsHandler } from './cluster-metrics';
 export { runWorkerProcesses } from './worker-processes';
 export type { WorkerProcessesOptions } from './worker-processes';

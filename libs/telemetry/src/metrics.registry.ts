@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { collectDefaultMetrics, Counter, Histogram, Registry, type LabelValues } from 'prom-client';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry, type LabelValues } from 'prom-client';
+import { TalliedHistogram } from './tallied-histogram';
 
 /** Every metric of the gateway, process metrics included, starts with this, so one selector finds them all. */
 export const METRIC_PREFIX = 'gateway_';
@@ -74,16 +75,18 @@ export function createCounter<L extends string = never>(
     help: definition.help,
     labelNames: definition.labelNames ?? [],
     registers: [registry],
-    collect: () => {
-      for (const flush of tallyFlushes.get(counter) ?? []) flush();
-    },
+    collect: () => flushTallies(counter),
   });
   tallyFlushes.set(counter, []);
   return counter;
 }
 
-/** The tallies of each counter made by createCounter, handed to it whenever it is collected. */
+/** The tallies of each counter and gauge made here (counterSeries, gaugeSeries), handed to it whenever it is collected. */
 const tallyFlushes = new WeakMap<object, Array<() => void>>();
+
+function flushTallies(metric: object): void {
+  for (const flush of tallyFlushes.get(metric) ?? []) flush();
+}
 
 /**
  * One labelled series of a counter for a path that counts thousands of times a second. prom-client's labelled series
@@ -126,15 +129,117 @@ export function createHistogram<L extends string = never>(
 }
 
 /**
+ * A histogram named `gateway_<name>` whose series are looked up once and observed with no label work
+ * (TalliedHistogram), for paths that observe on every request. Same export as createHistogram's.
+ */
+export function createTalliedHistogram<L extends string = never>(
+  registry: Registry,
+  definition: HistogramDefinition<L>,
+): TalliedHistogram<L> {
+  const name = fullName(definition.name, 'histogram');
+  return (
+    existing<TalliedHistogram<L>>(registry, name, TalliedHistogram) ??
+    new TalliedHistogram<L>(
+      registry,
+      name,
+      definition.help,
+      definition.labelNames ?? [],
+      definition.buckets ?? LATENCY_BUCKETS_SECONDS,
+    )
+  );
+}
+
+export interface GaugeSeries {
+  inc(): void;
+  dec(): void;
+  set(value: number): void;
+}
+
+/**
+ * `make(...labelValues)` made once per distinct label values and kept: a hot path looks up its series in nested maps,
+ * with no key string built per lookup. For labels of bounded values only (a template, a provider id, a status class).
+ */
+export function seriesByLabels<A extends string[], S>(make: (...values: A) => S): (...values: A) => S {
+  interface Level {
+    next: Map<string, Level>;
+    series?: S;
+  }
+  const root: Level = { next: new Map() };
+  return (...values) => {
+    let level = root;
+    for (const value of values) {
+      let next = level.next.get(value);
+      if (next === undefined) level.next.set(value, (next = { next: new Map() }));
+      level = next;
+    }
+    return (level.series ??= make(...values));
+  };
+}
+
+/** A gauge named `gateway_<name>`; gaugeSeries keeps a series of it in a plain number, set on every collection. */
+export function createGauge<L extends string = never>(registry: Registry, definition: MetricDefinition<L>): Gauge<L> {
+  const name = fullName(definition.name, 'gauge');
+  const found = existing<Gauge<L>>(registry, name, Gauge);
+  if (found) return found;
+  const gauge: Gauge<L> = new Gauge<L>({
+    name,
+    help: definition.help,
+    labelNames: definition.labelNames ?? [],
+    registers: [registry],
+    collect: () => flushTallies(gauge),
+  });
+  tallyFlushes.set(gauge, []);
+  return gauge;
+}
+
+/**
+ * One labelled series of a gauge that moves on every request (requests in flight). It holds the value itself and
+ * sets it on the gauge when the gauge is collected, so the series must change only through here.
+ */
+export function gaugeSeries<L extends string>(gauge: Gauge<L>, labels: LabelValues<L>): GaugeSeries {
+  const flushes = tallyFlushes.get(gauge);
+  // A gauge made elsewhere has no collect hook to flush into: update it through prom-client then.
+  if (flushes === undefined) {
+    return { inc: () => gauge.inc(labels), dec: () => gauge.dec(labels), set: (value) => gauge.set(labels, value) };
+  }
+  let value = 0;
+  let touched = false;
+  flushes.push(() => {
+    if (touched) gauge.set(labels, value);
+  });
+  return {
+    inc: () => {
+      value++;
+      touched = true;
+    },
+    dec: () => {
+      value--;
+      touched = true;
+    },
+    set: (next) => {
+      value = next;
+      touched = true;
+    },
+  };
+}
+
+const HTTP_REQUEST_DURATION: HistogramDefinition<HttpRequestLabel> = {
+  name: 'http_request_duration_seconds',
+  help: 'Time from receiving an HTTP request to finishing its response, by route template, method and status.',
+  labelNames: ['route', 'method', 'status_code'],
+};
+
+/**
  * `gateway_http_request_duration_seconds{route,method,status_code}`. `route` is the route template
  * (`/v1/reports/:id`), never the raw path: raw paths carry ids (unbounded series) and sometimes credentials.
  */
 export function httpRequestDuration(registry: Registry): Histogram<HttpRequestLabel> {
-  return createHistogram<HttpRequestLabel>(registry, {
-    name: 'http_request_duration_seconds',
-    help: 'Time from receiving an HTTP request to finishing its response, by route template, method and status.',
-    labelNames: ['route', 'method', 'status_code'],
-  });
+  return createHistogram<HttpRequestLabel>(registry, HTTP_REQUEST_DURATION);
+}
+
+/** The same metric for a server that observes it on its hot path (edge-auth), through looked-up series. */
+export function talliedHttpRequestDuration(registry: Registry): TalliedHistogram<HttpRequestLabel> {
+  return createTalliedHistogram<HttpRequestLabel>(registry, HTTP_REQUEST_DURATION);
 }
 
 /**

@@ -1,10 +1,21 @@
-import { createCounter, createHistogram, createMetrics, METRIC_PREFIX } from '@gateway/telemetry';
-import { Gauge, type Counter, type Histogram, type Registry } from 'prom-client';
+import {
+  createCounter,
+  createGauge,
+  createHistogram,
+  createMetrics,
+  createTalliedHistogram,
+  gaugeSeries,
+  seriesByLabels,
+  type GaugeSeries,
+  type HistogramSeries,
+  type TalliedHistogram,
+} from '@gateway/telemetry';
+import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 export interface ProxyMetrics {
   registry: Registry;
   /** One observation per platform call (a token retry is a second call), by HTTP status class or "error". */
-  upstreamDuration: Histogram<'provider' | 'endpoint' | 'status_class'>;
+  upstreamDuration: TalliedHistogram<'provider' | 'endpoint' | 'status_class'>;
   failures: Counter<'provider' | 'code'>;
   inFlight: Gauge<'provider' | 'transport'>;
   guardWait: Histogram<'provider'>;
@@ -15,30 +26,40 @@ export interface ProxyMetrics {
   tokenRenewals: Counter<'provider' | 'outcome'>;
   renewalExposure: Histogram<'provider'>;
   exchangeStreams: Gauge;
+  /** The series every request observes or moves, each looked up once per label values (no label work per request). */
+  series: {
+    upstream(provider: string, endpoint: string, statusClass: string): HistogramSeries;
+    inFlight(provider: string, transport: string): GaugeSeries;
+    guardWaiting(provider: string): GaugeSeries;
+  };
 }
 
 /** The provider-proxy's metrics on a fresh registry (process metrics included), served on /metrics. */
 export function createProxyMetrics(): ProxyMetrics {
   const registry = createMetrics('provider-proxy');
   const gauge = <L extends string>(name: string, help: string, labelNames: L[]) =>
-    (registry.getSingleMetric(`${METRIC_PREFIX}${name}`) as Gauge<L> | undefined) ??
-    new Gauge<L>({ name: `${METRIC_PREFIX}${name}`, help, labelNames, registers: [registry] });
+    createGauge<L>(registry, { name, help, labelNames });
+  const upstreamDuration = createTalliedHistogram<'provider' | 'endpoint' | 'status_class'>(registry, {
+    name: 'provider_upstream_request_duration_seconds',
+    help: 'Time from sending a platform request to the end of its answer body, by provider, endpoint and status class.',
+    labelNames: ['provider', 'endpoint', 'status_class'],
+  });
+  const inFlight = gauge('provider_proxy_in_flight_requests', 'Requests being processed, by provider and transport.', [
+    'provider',
+    'transport',
+  ]);
+  const guardWaiting = gauge('provider_qps_guard_waiting_requests', 'Requests waiting for the QPS guard now.', [
+    'provider',
+  ]);
   return {
     registry,
-    upstreamDuration: createHistogram(registry, {
-      name: 'provider_upstream_request_duration_seconds',
-      help: 'Time from sending a platform request to the end of its answer body, by provider, endpoint and status class.',
-      labelNames: ['provider', 'endpoint', 'status_class'],
-    }),
+    upstreamDuration,
     failures: createCounter(registry, {
       name: 'provider_proxy_failures_total',
       help: 'Requests answered with a gateway failure instead of a platform answer, by failure code.',
       labelNames: ['provider', 'code'],
     }),
-    inFlight: gauge('provider_proxy_in_flight_requests', 'Requests being processed, by provider and transport.', [
-      'provider',
-      'transport',
-    ]),
+    inFlight,
     guardWait: createHistogram(registry, {
       name: 'provider_qps_guard_wait_seconds',
       help: 'Time requests waited for the per-app QPS guard (only requests that had to wait).',
@@ -49,7 +70,7 @@ export function createProxyMetrics(): ProxyMetrics {
       help: 'Requests refused with platform_busy because the QPS guard queue was full or too long.',
       labelNames: ['provider'],
     }),
-    guardWaiting: gauge('provider_qps_guard_waiting_requests', 'Requests waiting for the QPS guard now.', ['provider']),
+    guardWaiting,
     credentialLookups: createCounter(registry, {
       name: 'provider_credential_lookups_total',
       help: 'Credential lookups by result: hit (memory), miss (read from MongoDB), error.',
@@ -76,6 +97,13 @@ export function createProxyMetrics(): ProxyMetrics {
       labelNames: ['provider'],
     }),
     exchangeStreams: gauge('provider_proxy_exchange_streams', 'Open Exchange streams.', []),
+    series: {
+      upstream: seriesByLabels((provider, endpoint, statusClass) =>
+        upstreamDuration.series({ provider, endpoint, status_class: statusClass }),
+      ),
+      inFlight: seriesByLabels((provider, transport) => gaugeSeries(inFlight, { provider, transport })),
+      guardWaiting: seriesByLabels((provider) => gaugeSeries(guardWaiting, { provider })),
+    },
   };
 }
 

@@ -125,8 +125,8 @@ export class ProxyService {
   async execute(request: FetchRequest__Output, sink: ResponseSink, options: ExecuteOptions): Promise<void> {
     const { metrics } = this.options;
     const providerLabel = isProviderId(request.provider) ? request.provider : 'unknown';
-    const inFlightLabels = { provider: providerLabel, transport: options.transport };
-    metrics.inFlight.inc(inFlightLabels);
+    const inFlight = metrics.series.inFlight(providerLabel, options.transport);
+    inFlight.inc();
     const parent = ProxyService.parentContext(options.baseContext, request.trace_context);
     try {
       // The server side of the caller's request (on Exchange no gRPC span exists per request); the platform call
@@ -147,7 +147,7 @@ export class ProxyService {
         }
       });
     } finally {
-      metrics.inFlight.dec(inFlightLabels);
+      inFlight.dec();
     }
   }
 
@@ -438,7 +438,7 @@ export class ProxyService {
     if (!prepared.ok) return prepared;
 
     const admission = await adapter.guard.acquire(scope.deadline, abort);
-    metrics.guardWaiting.set({ provider }, adapter.guard.waiting);
+    metrics.series.guardWaiting(provider).set(adapter.guard.waiting);
     if (!admission.ok) {
       if (admission.reason === 'aborted') throw abort.reason;
       metrics.guardRejections.inc({ provider });
@@ -477,10 +477,7 @@ export class ProxyService {
       if (observed) return;
       observed = true;
       endPlatformSpan(platformSpan, response.status, outcome === 'error' ? outcome : undefined);
-      metrics.upstreamDuration.observe(
-        { provider, endpoint: endpoint.path, status_class: outcome },
-        (performance.now() - sentAt) / 1000,
-      );
+      metrics.series.upstream(provider, endpoint.path, outcome).observe((performance.now() - sentAt) / 1000);
     };
     return { ok: true, answer: { response, observe } };
   }
