@@ -35,7 +35,14 @@ const FULL: Settings = {
   limiter: { concurrencies: [8, 64], keys: 500, warmupMs: 2_000, durationMs: 6_000, runs: 2 },
   gateway: {
     keys: 128,
-    saturation: { threads: 1, connections: 64, seconds: 6, warmupSeconds: 2, maxWarmupSeconds: 24 },
+    saturation: {
+      threads: 1,
+      connections: 64,
+      seconds: 6,
+      warmupSeconds: 2,
+      minWarmupSeconds: 8,
+      maxWarmupSeconds: 24,
+    },
     latency: [
       { rate: 1000, seconds: 10 },
       { rate: 200, seconds: 6 },
@@ -50,7 +57,14 @@ const QUICK: Settings = {
   limiter: { concurrencies: [64], keys: 200, warmupMs: 1_000, durationMs: 3_000, runs: 1 },
   gateway: {
     keys: 128,
-    saturation: { threads: 1, connections: 64, seconds: 3, warmupSeconds: 1, maxWarmupSeconds: 10 },
+    saturation: {
+      threads: 1,
+      connections: 64,
+      seconds: 3,
+      warmupSeconds: 2,
+      minWarmupSeconds: 8,
+      maxWarmupSeconds: 14,
+    },
     latency: [
       { rate: 1000, seconds: 4 },
       { rate: 200, seconds: 3 },

@@ -16,6 +16,8 @@ export interface SaturationSettings {
   connections: number;
   seconds: number;
   warmupSeconds: number;
+  /** No target is called steady before this much load (load/warm-up.ts, minSeconds). */
+  minWarmupSeconds: number;
   maxWarmupSeconds: number;
 }
 
@@ -25,7 +27,7 @@ export interface GatewaySettings {
   keys: number;
   /**
    * warmupSeconds is one warm-up window: each target is loaded window after window until its rate stops climbing,
-   * for at most maxWarmupSeconds (load/warm-up.ts).
+   * for at least minWarmupSeconds and at most maxWarmupSeconds (load/warm-up.ts).
    */
   saturation: SaturationSettings;
   /** Fixed arrival rates; the first is the one the target is stated at (1,000 req/s). */
@@ -220,7 +222,11 @@ export async function runGatewayBench(
     const warmUps = new Map<WrkTarget, WarmUp>();
     for (const target of [calibrationTarget, ...specs.map((spec) => spec.wrk)]) {
       const warmUp = await warmUntilSteady(
-        { windowSeconds: settings.saturation.warmupSeconds, maxSeconds: settings.saturation.maxWarmupSeconds },
+        {
+          windowSeconds: settings.saturation.warmupSeconds,
+          minSeconds: settings.saturation.minWarmupSeconds,
+          maxSeconds: settings.saturation.maxWarmupSeconds,
+        },
         async (seconds) => (await runWrk(tools.wrk.path, workDir, target, { ...wrkOptions, seconds })).okPerSecond,
       );
       warmUps.set(target, warmUp);

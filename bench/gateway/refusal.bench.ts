@@ -118,7 +118,11 @@ export async function runRefusalBench(
     const warmUps = new Map<RefusalTargetName, WarmUp>();
     const warm = async (target: WrkTarget, rateOf: (run: WrkResult) => number) =>
       warmUntilSteady(
-        { windowSeconds: saturation.warmupSeconds, maxSeconds: saturation.maxWarmupSeconds },
+        {
+          windowSeconds: saturation.warmupSeconds,
+          minSeconds: saturation.minWarmupSeconds,
+          maxSeconds: saturation.maxWarmupSeconds,
+        },
         async (seconds) => rateOf(await runWrk(wrk, workDir, target, { ...saturation, seconds })),
       );
     for (const spec of specs) {

@@ -36,4 +36,20 @@ describe('warmUntilSteady', () => {
     expect(warmUp.windows).toHaveLength(4);
     expect(warmUp).toMatchObject({ seconds: 8, steady: false });
   });
+
+  it('loads for at least minSeconds before it calls a rate steady', async () => {
+    // The shape of a quick run of 2026-11-27: two flat 1 s windows at 5 s, then still climbing.
+    const rates = [1_471, 3_705, 4_439, 4_300, 4_350, 6_048, 6_180, 6_100, 6_150, 6_120, 6_200];
+    let next = 0;
+    const take = async () => rates[next++]!;
+    expect((await warmUntilSteady({ windowSeconds: 1, maxSeconds: 14 }, take)).windows).toHaveLength(5);
+    next = 0;
+    const warmUp = await warmUntilSteady({ windowSeconds: 1, minSeconds: 8, maxSeconds: 14 }, take);
+    expect(warmUp).toEqual({ windows: rates.slice(0, 8), seconds: 8, steady: true });
+  });
+
+  it('still ends at maxSeconds when minSeconds is longer', async () => {
+    const warmUp = await warmUntilSteady({ windowSeconds: 2, minSeconds: 20, maxSeconds: 6 }, async () => 5_000);
+    expect(warmUp).toEqual({ windows: [5_000, 5_000, 5_000], seconds: 6, steady: true });
+  });
 });

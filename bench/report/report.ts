@@ -119,7 +119,8 @@ function gatewayMarkdown(section: GatewaySection): string[] {
     `Method: saturation with ${section.tools.wrk.replace(/ Copyright.*$/, '')} (${settings.saturation.threads} thread, ` +
       `${settings.saturation.connections} connections, ${settings.saturation.seconds} s per run after a warm-up per ` +
       `target: windows of ${settings.saturation.warmupSeconds} s until two in a row no longer beat the best before ` +
-      `them by 5 %, at most ${settings.saturation.maxWarmupSeconds ?? settings.saturation.warmupSeconds} s (the ` +
+      `them by 5 %, after at least ${settings.saturation.minWarmupSeconds ?? 0} s of load and at most ` +
+      `${settings.saturation.maxWarmupSeconds ?? settings.saturation.warmupSeconds} s (the ` +
       'windows are listed below); a Lua script sets X-API-Key to one of ' +
       `${settings.keys} keys at random on every request, so no key passes its rate). Latency at fixed arrival ` +
       `rates with k6 ${section.tools.k6.split(' ')[1] ?? ''} (constant-arrival-rate, ${rates}; an open model: a ` +
