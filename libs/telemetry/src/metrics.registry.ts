@@ -157,11 +157,12 @@ export interface GaugeSeries {
 
 /**
  * `make(...labelValues)` made once per distinct label values and kept: a hot path looks up its series in nested maps,
- * with no key string built per lookup. For labels of bounded values only (a template, a provider id, a status class).
+ * with no key string built per lookup (a status code can stay a number). For labels of bounded values only (a
+ * template, a method, a provider id, a status).
  */
-export function seriesByLabels<A extends string[], S>(make: (...values: A) => S): (...values: A) => S {
+export function seriesByLabels<A extends (string | number)[], S>(make: (...values: A) => S): (...values: A) => S {
   interface Level {
-    next: Map<string, Level>;
+    next: Map<string | number, Level>;
     series?: S;
   }
   const root: Level = { next: new Map() };

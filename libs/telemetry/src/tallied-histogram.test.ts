@@ -185,4 +185,11 @@ describe('seriesByLabels', () => {
       ['video-ads/', 'a'],
     ]);
   });
+
+  it('takes numbers as they are (a status code), with no string made per lookup', () => {
+    const lookup = seriesByLabels((route: string, status: number) => ({ route, status }));
+    const ok = lookup('/v1/me', 200);
+    expect(lookup('/v1/me', 200)).toBe(ok);
+    expect(lookup('/v1/me', 429)).toEqual({ route: '/v1/me', status: 429 });
+  });
 });

@@ -9,6 +9,7 @@ import {
   createTalliedHistogram,
   drainHttpServer,
   metricsHandler,
+  seriesByLabels,
   talliedHttpRequestDuration,
   type HistogramSeries,
   type Logger,
@@ -107,23 +108,12 @@ export async function startEdgeAuth(config: Config, logger: Logger): Promise<Edg
   // costs several times a bare node:http answer). Health, readiness and metrics stay on the Express app.
   // The labelled series of each route, method and status, looked up once (no key string per answer), then observed
   // with no label work (TalliedHistogram, counterSeries): a cost paid per answer, on the refusal path too.
-  type AnswerSeries = { duration: HistogramSeries; outcome: { inc(): void } };
-  const seriesByRoute = new Map<string, Map<string, Map<number, AnswerSeries>>>();
-  const seriesOf = (route: string, method: string, status: number): AnswerSeries => {
-    let byMethod = seriesByRoute.get(route);
-    if (byMethod === undefined) seriesByRoute.set(route, (byMethod = new Map()));
-    let byStatus = byMethod.get(method);
-    if (byStatus === undefined) byMethod.set(method, (byStatus = new Map()));
-    let series = byStatus.get(status);
-    if (series === undefined) {
-      series = {
-        duration: duration.series({ route, method, status_code: String(status) }),
-        outcome: counterSeries(outcomes, { code: status < 400 ? 'ok' : String(status) }),
-      };
-      byStatus.set(status, series);
-    }
-    return series;
-  };
+  const seriesOf = seriesByLabels(
+    (route: string, method: string, status: number): { duration: HistogramSeries; outcome: { inc(): void } } => ({
+      duration: duration.series({ route, method, status_code: String(status) }),
+      outcome: counterSeries(outcomes, { code: status < 400 ? 'ok' : String(status) }),
+    }),
+  );
   const server = createServer({ ServerResponse: TurnBatchedResponse }, (req, res) => {
     if (!isGatewayPath(req.url)) return app(req, res);
     const started = performance.now();

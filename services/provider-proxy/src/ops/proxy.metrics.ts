@@ -8,26 +8,26 @@ import {
   seriesByLabels,
   type GaugeSeries,
   type HistogramSeries,
-  type TalliedHistogram,
 } from '@gateway/telemetry';
 import type { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 export interface ProxyMetrics {
   registry: Registry;
-  /** One observation per platform call (a token retry is a second call), by HTTP status class or "error". */
-  upstreamDuration: TalliedHistogram<'provider' | 'endpoint' | 'status_class'>;
   failures: Counter<'provider' | 'code'>;
-  inFlight: Gauge<'provider' | 'transport'>;
   guardWait: Histogram<'provider'>;
   guardRejections: Counter<'provider'>;
-  guardWaiting: Gauge<'provider'>;
   credentialLookups: Counter<'result'>;
   tokenReloads: Counter<'provider' | 'outcome'>;
   tokenRenewals: Counter<'provider' | 'outcome'>;
   renewalExposure: Histogram<'provider'>;
   exchangeStreams: Gauge;
-  /** The series every request observes or moves, each looked up once per label values (no label work per request). */
+  /**
+   * The series every request observes or moves, each looked up once per label values (no label work per request).
+   * The upstream duration histogram and the in-flight and QPS-guard gauges change only through these: a gauge series
+   * holds its value and sets it on every scrape.
+   */
   series: {
+    /** One observation per platform call (a token retry is a second call), by HTTP status class or "error". */
     upstream(provider: string, endpoint: string, statusClass: string): HistogramSeries;
     inFlight(provider: string, transport: string): GaugeSeries;
     guardWaiting(provider: string): GaugeSeries;
@@ -53,13 +53,11 @@ export function createProxyMetrics(): ProxyMetrics {
   ]);
   return {
     registry,
-    upstreamDuration,
     failures: createCounter(registry, {
       name: 'provider_proxy_failures_total',
       help: 'Requests answered with a gateway failure instead of a platform answer, by failure code.',
       labelNames: ['provider', 'code'],
     }),
-    inFlight,
     guardWait: createHistogram(registry, {
       name: 'provider_qps_guard_wait_seconds',
       help: 'Time requests waited for the per-app QPS guard (only requests that had to wait).',
@@ -70,7 +68,6 @@ export function createProxyMetrics(): ProxyMetrics {
       help: 'Requests refused with platform_busy because the QPS guard queue was full or too long.',
       labelNames: ['provider'],
     }),
-    guardWaiting,
     credentialLookups: createCounter(registry, {
       name: 'provider_credential_lookups_total',
       help: 'Credential lookups by result: hit (memory), miss (read from MongoDB), error.',
