@@ -18,6 +18,11 @@ export interface DecisionBatch {
   expiresAt?: number;
   /** The same for every attempt of one batch: an owner answers a repeated attempt from memory, never counting twice. */
   batchId?: string;
+  /**
+   * Wall-clock ms after which the caller sends no further attempt of this batch (the end of its retry budget): the
+   * owner remembers its answer until then, and no longer.
+   */
+  retryUntil?: number;
 }
 
 /**
@@ -189,12 +194,15 @@ const encodeBatch = (batch: DecisionBatch): Wire => [
   batch.requests.map(encodeRequest),
   optional(batch.expiresAt),
   optional(batch.batchId),
+  optional(batch.retryUntil),
 ];
 
-function decodeBatch([requests, expiresAt, batchId]: Wire): DecisionBatch {
+// retryUntil is absent (undefined) in a batch of a caller older than it.
+function decodeBatch([requests, expiresAt, batchId, retryUntil]: Wire): DecisionBatch {
   const batch: DecisionBatch = { requests: (requests as Wire[]).map(decodeRequest) };
   if (expiresAt !== null) batch.expiresAt = expiresAt as number;
   if (batchId !== null) batch.batchId = batchId as string;
+  if (retryUntil !== null && retryUntil !== undefined) batch.retryUntil = retryUntil as number;
   return batch;
 }
 

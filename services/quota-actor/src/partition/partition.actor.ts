@@ -23,6 +23,7 @@ import type { HeldLease } from '../ownership/lease-table';
 import { applyRecord, buildKeyEntry, refreshAfterMs, type KeyEntry } from './key-entry';
 import type { RateLimiterStart } from '../limits/rate-limiter';
 import { decideForKey, type UsageAccess } from './key-decider';
+import { AnsweredBatches } from './answered-batches';
 
 export interface PartitionActorDeps {
   nc: NatsConnection;
@@ -49,7 +50,6 @@ export interface PartitionActorDeps {
 /** A span as @gateway/telemetry hands it out (quota-actor does not depend on @opentelemetry/api itself). */
 type Span = Parameters<typeof setSafeAttributes>[0];
 
-const ANSWERED_BATCHES_KEPT = 4096;
 const FLUSH_GROUP = 50;
 
 const UNAVAILABLE: Verdict = { ok: false, code: 'service_unavailable', detail: 'the key could not be loaded' };
@@ -73,8 +73,7 @@ export class PartitionActor {
   private readonly reserving = new Set<Promise<boolean>>();
   private stopped = false;
   private periodicFlushRunning = false;
-  /** Answers of recent batches by batch id, oldest first (Map keeps insertion order). */
-  private readonly answeredBatches = new Map<string, DecisionBatchReply>();
+  private readonly answeredBatches = new AnsweredBatches();
   private readonly usageAccess: UsageAccess;
 
   constructor(
@@ -201,7 +200,7 @@ export class PartitionActor {
   }
 
   private async decideBatch(
-    { requests, expiresAt, batchId }: DecisionBatch,
+    { requests, expiresAt, batchId, retryUntil }: DecisionBatch,
     batchSpan: Span,
   ): Promise<DecisionBatchReply> {
     if (!this.owns()) {
@@ -238,7 +237,7 @@ export class PartitionActor {
       return { notOwner: true };
     }
     const reply: DecisionBatchReply = { verdicts, owner: this.deps.nodeId };
-    if (batchId !== undefined) this.rememberAnswer(batchId, reply);
+    if (batchId !== undefined) this.answeredBatches.remember(batchId, reply, retryUntil);
     return reply;
   }
 
@@ -573,14 +572,6 @@ export class PartitionActor {
       } catch (error) {
         this.deps.logger.warn({ err: error, partition: this.partition }, 'could not give unused units back');
       }
-    }
-  }
-
-  private rememberAnswer(batchId: string, reply: DecisionBatchReply): void {
-    this.answeredBatches.set(batchId, reply);
-    // Attempts of one batch come within the caller's decision budget (seconds); a few thousand answers cover it.
-    if (this.answeredBatches.size > ANSWERED_BATCHES_KEPT) {
-      this.answeredBatches.delete(this.answeredBatches.keys().next().value!);
     }
   }
 

@@ -1,0 +1,50 @@
+import type { DecisionBatchReply } from '@gateway/decisions';
+
+/** At most this many answers per partition, whatever the callers' retry budgets (a bound on memory). */
+const MOST_KEPT = 4096;
+/** A caller older than retryUntil retries for its decision budget, 4 s by default; kept a little longer. */
+const WITHOUT_RETRY_UNTIL_MS = 10_000;
+/** retryUntil is the caller's clock: kept this much past it for clocks that differ a little. */
+const CLOCK_MARGIN_MS = 1_000;
+
+/**
+ * The answers an owner gave, by batch id, while their caller may still repeat the batch (until its retryUntil): a
+ * repeated attempt gets the same verdicts and counts nothing twice. Kept no longer than that: every answer held is
+ * live heap, and at 4,096 answers per partition for any age the owner's collector marked and copied tens of
+ * megabytes of old verdicts, stalling every decision batch of the node for the length of a pause.
+ */
+export class AnsweredBatches {
+  /** Oldest first (a Map keeps insertion order); keepUntil grows with insertion, give or take callers' budgets. */
+  private readonly answers = new Map<string, { reply: DecisionBatchReply; keepUntil: number }>();
+
+  constructor(
+    private readonly clock: () => number = Date.now,
+    private readonly mostKept = MOST_KEPT,
+  ) {}
+
+  get(batchId: string): DecisionBatchReply | undefined {
+    return this.answers.get(batchId)?.reply;
+  }
+
+  remember(batchId: string, reply: DecisionBatchReply, retryUntil: number | undefined): void {
+    const now = this.clock();
+    this.forgetExpired(now);
+    this.answers.set(batchId, {
+      reply,
+      keepUntil: (retryUntil ?? now + WITHOUT_RETRY_UNTIL_MS) + CLOCK_MARGIN_MS,
+    });
+    if (this.answers.size > this.mostKept) this.answers.delete(this.answers.keys().next().value!);
+  }
+
+  get size(): number {
+    return this.answers.size;
+  }
+
+  /** From the oldest, while their callers can no longer repeat them; stops at the first still wanted. */
+  private forgetExpired(now: number): void {
+    for (const [batchId, answer] of this.answers) {
+      if (answer.keepUntil > now) return;
+      this.answers.delete(batchId);
+    }
+  }
+}
