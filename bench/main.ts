@@ -35,6 +35,7 @@ const FULL: Settings = {
   limiter: { concurrencies: [8, 64], keys: 500, warmupMs: 2_000, durationMs: 6_000, runs: 2 },
   gateway: {
     keys: 128,
+    nginxKeys: 1024,
     saturation: {
       threads: 1,
       connections: 64,
@@ -57,6 +58,7 @@ const QUICK: Settings = {
   limiter: { concurrencies: [64], keys: 200, warmupMs: 1_000, durationMs: 3_000, runs: 1 },
   gateway: {
     keys: 128,
+    nginxKeys: 1024,
     saturation: {
       threads: 1,
       connections: 64,

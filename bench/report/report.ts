@@ -122,7 +122,11 @@ function gatewayMarkdown(section: GatewaySection): string[] {
       `them by 5 %, after at least ${settings.saturation.minWarmupSeconds ?? 0} s of load and at most ` +
       `${settings.saturation.maxWarmupSeconds ?? settings.saturation.warmupSeconds} s (the ` +
       'windows are listed below); a Lua script sets X-API-Key to one of ' +
-      `${settings.keys} keys at random on every request, so no key passes its rate). Latency at fixed arrival ` +
+      `${settings.keys} keys at random on every request` +
+      (settings.nginxKeys !== undefined && settings.nginxKeys !== settings.keys
+        ? ` (nginx: one of ${n(settings.nginxKeys)}, as it passes more requests a second)`
+        : '') +
+      ', so no key passes its rate and no CPU goes to refusals). Latency at fixed arrival ' +
       `rates with k6 ${section.tools.k6.split(' ')[1] ?? ''} (constant-arrival-rate, ${rates}; an open model: a ` +
       'slow answer does not lower the offered rate, so queueing shows in the percentiles instead of being hidden; ' +
       '`dropped` counts requests k6 could not even start on time; k6 is a separate Go process that holds the rate ' +
