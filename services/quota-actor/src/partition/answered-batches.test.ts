@@ -54,4 +54,18 @@ describe('answered batches', () => {
     answered.remember('late.1', reply('a'), 44_000);
     expect(answered.size).toBe(1);
   });
+
+  it('keeps answering the recent ones through thousands of batches (its queue of ids is compacted on the way)', () => {
+    let now = 0;
+    const answered = new AnsweredBatches(() => now);
+    for (let index = 0; index < 5_000; index++) {
+      now = index * 10;
+      answered.remember(`edge.${index}`, reply(String(index)), now + 4_000);
+    }
+    // 4 s of retry budget and 1 s of margin at one batch every 10 ms: the last 500 are kept.
+    expect(answered.size).toBe(500);
+    expect(answered.get('edge.4499')).toBeUndefined();
+    expect(answered.get('edge.4500')).toEqual(reply('4500'));
+    expect(answered.get('edge.4999')).toEqual(reply('4999'));
+  });
 });

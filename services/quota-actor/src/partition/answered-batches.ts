@@ -14,8 +14,13 @@ const CLOCK_MARGIN_MS = 1_000;
  * megabytes of old verdicts, stalling every decision batch of the node for the length of a pause.
  */
 export class AnsweredBatches {
-  /** Oldest first (a Map keeps insertion order); keepUntil grows with insertion, give or take callers' budgets. */
   private readonly answers = new Map<string, { reply: DecisionBatchReply; keepUntil: number }>();
+  /**
+   * The ids in the order they were remembered, from `head` on: a queue, so forgetting looks at the oldest without an
+   * iterator per batch. keepUntil grows with that order, give or take callers' budgets.
+   */
+  private order: string[] = [];
+  private head = 0;
 
   constructor(
     private readonly clock: () => number = Date.now,
@@ -29,11 +34,13 @@ export class AnsweredBatches {
   remember(batchId: string, reply: DecisionBatchReply, retryUntil: number | undefined): void {
     const now = this.clock();
     this.forgetExpired(now);
-    this.answers.set(batchId, {
-      reply,
-      keepUntil: (retryUntil ?? now + WITHOUT_RETRY_UNTIL_MS) + CLOCK_MARGIN_MS,
-    });
-    if (this.answers.size > this.mostKept) this.answers.delete(this.answers.keys().next().value!);
+    this.answers.set(batchId, { reply, keepUntil: (retryUntil ?? now + WITHOUT_RETRY_UNTIL_MS) + CLOCK_MARGIN_MS });
+    this.order.push(batchId);
+    while (this.answers.size > this.mostKept) this.answers.delete(this.order[this.head++]!);
+    if (this.head > 1024 && this.head * 2 > this.order.length) {
+      this.order = this.order.slice(this.head);
+      this.head = 0;
+    }
   }
 
   get size(): number {
@@ -42,9 +49,12 @@ export class AnsweredBatches {
 
   /** From the oldest, while their callers can no longer repeat them; stops at the first still wanted. */
   private forgetExpired(now: number): void {
-    for (const [batchId, answer] of this.answers) {
-      if (answer.keepUntil > now) return;
+    while (this.head < this.order.length) {
+      const batchId = this.order[this.head]!;
+      const answer = this.answers.get(batchId);
+      if (answer !== undefined && answer.keepUntil > now) return;
       this.answers.delete(batchId);
+      this.head++;
     }
   }
 }
