@@ -1,4 +1,12 @@
-import { DecisionClient, partitionOf, type DecisionRequest, type Verdict } from '@gateway/decisions';
+import {
+  batchCodec,
+  DecisionClient,
+  nodeBatchCodec,
+  partitionOf,
+  type DecisionBatch,
+  type DecisionRequest,
+  type Verdict,
+} from '@gateway/decisions';
 import { hashApiKey } from '@gateway/store';
 import { GatewayFixtures, startGatewayCluster, type GatewayCluster } from '@gateway/testing';
 import { connect, type NatsConnection, type Subscription } from 'nats';
@@ -12,7 +20,8 @@ let cluster: GatewayCluster;
 let fixtures: GatewayFixtures;
 let nc: NatsConnection;
 let client: DecisionClient;
-let spy: { node: number; partition: number; subscriptions: Subscription[] };
+let spy: { node: number; partition: number; batches: DecisionBatch[]; subscriptions: Subscription[] };
+const RETRY_BUDGET_MS = 5_000;
 let hashes: string[];
 const KEYS = 24;
 
@@ -32,14 +41,28 @@ beforeAll(async () => {
   }
   nc = await connect({ servers: testNatsUrl() });
   const prefix = cluster.sharedEnv.SUBJECT_PREFIX!;
-  spy = { node: 0, partition: 0, subscriptions: [] };
-  spy.subscriptions.push(nc.subscribe(`${prefix}.node.*.decide`, { callback: () => spy.node++ }));
-  spy.subscriptions.push(nc.subscribe(`${prefix}.*.decide`, { callback: () => spy.partition++ }));
+  spy = { node: 0, partition: 0, batches: [], subscriptions: [] };
+  spy.subscriptions.push(
+    nc.subscribe(`${prefix}.node.*.decide`, {
+      callback: (_error, message) => {
+        spy.node++;
+        spy.batches.push(...nodeBatchCodec.decode(message.data).parts.map((part) => part.batch));
+      },
+    }),
+  );
+  spy.subscriptions.push(
+    nc.subscribe(`${prefix}.*.decide`, {
+      callback: (_error, message) => {
+        spy.partition++;
+        spy.batches.push(batchCodec.decode(message.data));
+      },
+    }),
+  );
   await nc.flush();
   client = new DecisionClient(nc, {
     partitions: Number(cluster.sharedEnv.PARTITIONS),
     subjectPrefix: prefix,
-    retryBudgetMs: 5_000,
+    retryBudgetMs: RETRY_BUDGET_MS,
   });
 }, 120_000);
 
@@ -84,6 +107,20 @@ it('sends a turn to each owning node in one message once the owners are known', 
   expect(spy.node + spy.partition).toBeLessThan(partitions.size);
 });
 
+it('tells the owner until when each batch may be repeated (the end of the retry budget), so it keeps no answer longer', async () => {
+  spy.batches = [];
+  const sentAfter = Date.now();
+  await turn();
+  const sentBefore = Date.now();
+  expect(spy.batches.length).toBeGreaterThan(0);
+  for (const batch of spy.batches) {
+    expect(batch.batchId).toBeDefined();
+    expect(batch.retryUntil).toBeGreaterThanOrEqual(sentAfter + RETRY_BUDGET_MS);
+    expect(batch.retryUntil).toBeLessThanOrEqual(sentBefore + RETRY_BUDGET_MS);
+    expect(batch.expiresAt).toBeLessThanOrEqual(batch.retryUntil!);
+  }
+});
+
 it('falls back to the partition subjects when the owning node is gone, counting every decision once', async () => {
   await turn();
   const [a] = cluster.actors;
@@ -91,6 +128,6 @@ it('falls back to the partition subjects when the owning node is gone, counting 
   // The client still believes a holds its partitions: those parts find the new owner through the partition subjects.
   const after = await turn();
   expect(after.every((verdict) => verdict.ok)).toBe(true);
-  // quota_used is the customer's month: 4 forwards of each of its keys, each counted once, whichever key asks.
-  for (const hash of hashes) expect(await quotaUsed(hash)).toBe(4 * KEYS);
+  // quota_used is the customer's month: 5 forwards of each of its keys, each counted once, whichever key asks.
+  for (const hash of hashes) expect(await quotaUsed(hash)).toBe(5 * KEYS);
 });
