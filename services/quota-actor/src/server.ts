@@ -1,6 +1,13 @@
 import { connectNats, type Verdict } from '@gateway/decisions';
 import { openStore, KeyDecisionLoader, type Store } from '@gateway/store';
-import { createCounter, createMetrics, metricsHandler, type Logger } from '@gateway/telemetry';
+import {
+  counterSeries,
+  createCounter,
+  createMetrics,
+  metricsHandler,
+  seriesByLabels,
+  type Logger,
+} from '@gateway/telemetry';
 import { Gauge } from 'prom-client';
 import { createServer, type Server } from 'node:http';
 import type { NatsConnection } from 'nats';
@@ -24,6 +31,8 @@ export async function startQuotaActor(config: Config, logger: Logger): Promise<Q
     help: 'Decisions by outcome (admitted, or the error code).',
     labelNames: ['outcome'],
   });
+  // One series per outcome, looked up once and counted in a plain number: a cost paid on every decision.
+  const decisionSeries = seriesByLabels((outcome: string) => counterSeries(decisions, { outcome }));
   const owned = new Gauge({
     name: 'gateway_partitions_owned',
     help: 'Partitions this actor currently owns.',
@@ -59,7 +68,7 @@ export async function startQuotaActor(config: Config, logger: Logger): Promise<Q
       ),
       customerMonth,
       logger,
-      onDecision: (verdict: Verdict) => decisions.inc({ outcome: verdict.ok ? 'admitted' : verdict.code }),
+      onDecision: (verdict: Verdict) => decisionSeries(verdict.ok ? 'admitted' : verdict.code).inc(),
       onOwnershipChange: (count) => owned.set(count),
     },
   );
