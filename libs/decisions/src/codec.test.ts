@@ -72,7 +72,7 @@ const batch: DecisionBatch = {
   ],
   expiresAt: 1_764_000_000_000,
   batchId: 'inst.1f',
-  retryUntil: 1_764_000_003_500,
+  retryForMs: 3_500,
 };
 
 describe('decision codecs', () => {
@@ -88,9 +88,9 @@ describe('decision codecs', () => {
     expect(nodeBatchCodec.decode(nodeBatchCodec.encode(node))).toEqual(node);
   });
 
-  it('read a batch of a caller that sends no retryUntil (older than it) as having none', () => {
+  it('read a batch of a caller that sends no retryForMs (older than it) as having none', () => {
     const olderCaller = JSON.parse(new TextDecoder().decode(batchCodec.encode(batch))) as unknown[];
-    const { retryUntil: _absent, ...rest } = batch;
+    const { retryForMs: _absent, ...rest } = batch;
     expect(batchCodec.decode(new TextEncoder().encode(JSON.stringify(olderCaller.slice(0, 3))))).toEqual(rest);
   });
 

@@ -19,10 +19,11 @@ export interface DecisionBatch {
   /** The same for every attempt of one batch: an owner answers a repeated attempt from memory, never counting twice. */
   batchId?: string;
   /**
-   * Wall-clock ms after which the caller sends no further attempt of this batch (the end of its retry budget): the
-   * owner remembers its answer until then, and no longer.
+   * How long after sending this attempt the caller may still send another attempt of the batch (what is left of its
+   * retry budget), in ms: the owner remembers its answer that long, and no longer. A duration rather than an instant,
+   * so that how long an answer is kept does not depend on the owner's clock agreeing with the caller's.
    */
-  retryUntil?: number;
+  retryForMs?: number;
 }
 
 /**
@@ -194,15 +195,15 @@ const encodeBatch = (batch: DecisionBatch): Wire => [
   batch.requests.map(encodeRequest),
   optional(batch.expiresAt),
   optional(batch.batchId),
-  optional(batch.retryUntil),
+  optional(batch.retryForMs),
 ];
 
-// retryUntil is absent (undefined) in a batch of a caller older than it.
-function decodeBatch([requests, expiresAt, batchId, retryUntil]: Wire): DecisionBatch {
+// retryForMs is absent (undefined) in a batch of a caller older than it.
+function decodeBatch([requests, expiresAt, batchId, retryForMs]: Wire): DecisionBatch {
   const batch: DecisionBatch = { requests: (requests as Wire[]).map(decodeRequest) };
   if (expiresAt !== null) batch.expiresAt = expiresAt as number;
   if (batchId !== null) batch.batchId = batchId as string;
-  if (retryUntil !== null && retryUntil !== undefined) batch.retryUntil = retryUntil as number;
+  if (retryForMs !== null && retryForMs !== undefined) batch.retryForMs = retryForMs as number;
   return batch;
 }
 

@@ -189,7 +189,12 @@ export class DecisionClient {
         const payload = nodeBatchCodec.encode({
           parts: batches.map(({ partition, pending, batchId }) => ({
             partition,
-            batch: { requests: pending.map((item) => item.request), expiresAt, batchId, retryUntil: giveUpAt },
+            batch: {
+              requests: pending.map((item) => item.request),
+              expiresAt,
+              batchId,
+              retryForMs: Math.max(0, giveUpAt - Date.now()),
+            },
           })),
         });
         let replies: DecisionBatchReply[] = [];
@@ -243,7 +248,13 @@ export class DecisionClient {
     const requests = pending.map((item) => item.request);
     for (let attempt = 0; ; attempt++) {
       const timeout = Math.max(1, Math.min(this.requestTimeoutMs, giveUpAt - Date.now()));
-      const payload = batchCodec.encode({ requests, expiresAt: Date.now() + timeout, batchId, retryUntil: giveUpAt });
+      const now = Date.now();
+      const payload = batchCodec.encode({
+        requests,
+        expiresAt: now + timeout,
+        batchId,
+        retryForMs: Math.max(0, giveUpAt - now),
+      });
       try {
         const reply = batchReplyCodec.decode((await this.inbox.request(subject, payload, timeout, headers)).data);
         if ('verdicts' in reply) {

@@ -4,23 +4,23 @@ import { AnsweredBatches } from './answered-batches';
 const reply = (owner: string): DecisionBatchReply => ({ verdicts: [], owner });
 
 describe('answered batches', () => {
-  it('answers a repeat until the batch’s retryUntil (plus a second for clocks) and forgets it after', () => {
+  it('answers a repeat for the batch’s retryForMs (plus a second) after deciding it, and forgets it after', () => {
     let now = 1_000_000;
     const answered = new AnsweredBatches(() => now);
-    answered.remember('edge.1', reply('a'), now + 4_000);
+    answered.remember('edge.1', reply('a'), 4_000);
 
     now += 4_999;
-    answered.remember('edge.2', reply('a'), now + 4_000);
+    answered.remember('edge.2', reply('a'), 4_000);
     expect(answered.get('edge.1')).toEqual(reply('a'));
 
     now += 2;
-    answered.remember('edge.3', reply('a'), now + 4_000);
+    answered.remember('edge.3', reply('a'), 4_000);
     expect(answered.get('edge.1')).toBeUndefined();
     expect(answered.get('edge.2')).toEqual(reply('a'));
     expect(answered.size).toBe(2);
   });
 
-  it('keeps the answer to a caller that sends no retryUntil for 11 s', () => {
+  it('keeps the answer to a caller that sends no retryForMs for 11 s', () => {
     let now = 0;
     const answered = new AnsweredBatches(() => now);
     answered.remember('old.1', reply('a'), undefined);
@@ -47,11 +47,11 @@ describe('answered batches', () => {
     answered.remember('long.1', reply('a'), 30_000);
     answered.remember('short.1', reply('a'), 2_000);
     now = 5_000;
-    answered.remember('short.2', reply('a'), 7_000);
+    answered.remember('short.2', reply('a'), 2_000);
     // short.1 outlives its time behind long.1: kept a little longer, never shorter.
     expect(answered.get('short.1')).toBeDefined();
     now = 40_000;
-    answered.remember('late.1', reply('a'), 44_000);
+    answered.remember('late.1', reply('a'), 4_000);
     expect(answered.size).toBe(1);
   });
 
@@ -60,7 +60,7 @@ describe('answered batches', () => {
     const answered = new AnsweredBatches(() => now);
     for (let index = 0; index < 5_000; index++) {
       now = index * 10;
-      answered.remember(`edge.${index}`, reply(String(index)), now + 4_000);
+      answered.remember(`edge.${index}`, reply(String(index)), 4_000);
     }
     // 4 s of retry budget and 1 s of margin at one batch every 10 ms: the last 500 are kept.
     expect(answered.size).toBe(500);

@@ -2,13 +2,13 @@ import type { DecisionBatchReply } from '@gateway/decisions';
 
 /** At most this many answers per partition, whatever the callers' retry budgets (a bound on memory). */
 const MOST_KEPT = 4096;
-/** A caller older than retryUntil retries for its decision budget, 4 s by default; kept a little longer. */
-const WITHOUT_RETRY_UNTIL_MS = 10_000;
-/** retryUntil is the caller's clock: kept this much past it for clocks that differ a little. */
-const CLOCK_MARGIN_MS = 1_000;
+/** A caller older than retryForMs retries for its decision budget, 4 s by default; kept a little longer. */
+const WITHOUT_RETRY_FOR_MS = 10_000;
+/** Past the caller's budget: a repeat sent just before the budget ends may still be on its way or queued here. */
+const MARGIN_MS = 1_000;
 
 /**
- * The answers an owner gave, by batch id, while their caller may still repeat the batch (until its retryUntil): a
+ * The answers an owner gave, by batch id, while their caller may still repeat the batch (its retryForMs): a
  * repeated attempt gets the same verdicts and counts nothing twice. Kept no longer than that: every answer held is
  * live heap, and at 4,096 answers per partition for any age the owner's collector marked and copied tens of
  * megabytes of old verdicts, stalling every decision batch of the node for the length of a pause.
@@ -31,10 +31,11 @@ export class AnsweredBatches {
     return this.answers.get(batchId)?.reply;
   }
 
-  remember(batchId: string, reply: DecisionBatchReply, retryUntil: number | undefined): void {
+  /** `retryForMs` counts from when the caller sent the attempt, which is before now: kept at least that long. */
+  remember(batchId: string, reply: DecisionBatchReply, retryForMs: number | undefined): void {
     const now = this.clock();
     this.forgetExpired(now);
-    this.answers.set(batchId, { reply, keepUntil: (retryUntil ?? now + WITHOUT_RETRY_UNTIL_MS) + CLOCK_MARGIN_MS });
+    this.answers.set(batchId, { reply, keepUntil: now + (retryForMs ?? WITHOUT_RETRY_FOR_MS) + MARGIN_MS });
     this.order.push(batchId);
     while (this.answers.size > this.mostKept) this.answers.delete(this.order[this.head++]!);
     if (this.head > 1024 && this.head * 2 > this.order.length) {

@@ -200,7 +200,7 @@ export class PartitionActor {
   }
 
   private async decideBatch(
-    { requests, expiresAt, batchId, retryUntil }: DecisionBatch,
+    { requests, expiresAt, batchId, retryForMs }: DecisionBatch,
     batchSpan: Span,
   ): Promise<DecisionBatchReply> {
     if (!this.owns()) {
@@ -237,7 +237,7 @@ export class PartitionActor {
       return { notOwner: true };
     }
     const reply: DecisionBatchReply = { verdicts, owner: this.deps.nodeId };
-    if (batchId !== undefined) this.answeredBatches.remember(batchId, reply, retryUntil);
+    if (batchId !== undefined) this.answeredBatches.remember(batchId, reply, retryForMs);
     return reply;
   }
 
