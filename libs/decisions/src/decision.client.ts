@@ -184,17 +184,14 @@ export class DecisionClient {
         'messaging.batch.message_count': batches.reduce((sum, batch) => sum + batch.pending.length, 0),
       },
       async (headers) => {
-        const timeout = Math.max(1, Math.min(this.requestTimeoutMs, giveUpAt - Date.now()));
-        const expiresAt = Date.now() + timeout;
+        const now = Date.now();
+        const timeout = Math.max(1, Math.min(this.requestTimeoutMs, giveUpAt - now));
+        const expiresAt = now + timeout;
+        const retryForMs = Math.max(0, giveUpAt - now);
         const payload = nodeBatchCodec.encode({
           parts: batches.map(({ partition, pending, batchId }) => ({
             partition,
-            batch: {
-              requests: pending.map((item) => item.request),
-              expiresAt,
-              batchId,
-              retryForMs: Math.max(0, giveUpAt - Date.now()),
-            },
+            batch: { requests: pending.map((item) => item.request), expiresAt, batchId, retryForMs },
           })),
         });
         let replies: DecisionBatchReply[] = [];
@@ -247,8 +244,8 @@ export class DecisionClient {
   ): Promise<void> {
     const requests = pending.map((item) => item.request);
     for (let attempt = 0; ; attempt++) {
-      const timeout = Math.max(1, Math.min(this.requestTimeoutMs, giveUpAt - Date.now()));
       const now = Date.now();
+      const timeout = Math.max(1, Math.min(this.requestTimeoutMs, giveUpAt - now));
       const payload = batchCodec.encode({
         requests,
         expiresAt: now + timeout,

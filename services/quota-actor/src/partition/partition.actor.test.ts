@@ -67,8 +67,9 @@ const request = (intent: DecisionRequest['intent']): DecisionRequest => ({
   ...(intent === 'forward' ? { provider: 'video-ads', pathAllowed: true } : {}),
 });
 
+/** As DecisionClient sends it: the attempt's deadline and what is left of the retry budget (answered-batches.ts). */
 function batch(requests: DecisionRequest[], batchId: string): DecisionBatch {
-  return { requests, expiresAt: Date.now() + 5_000, batchId };
+  return { requests, expiresAt: Date.now() + 5_000, batchId, retryForMs: 5_000 };
 }
 
 function verdictsOf(reply: DecisionBatchReply): Verdict[] {
