@@ -9,6 +9,23 @@ import { testDatabaseUri } from './harness';
 let store: Store;
 const MONTH = '2026-11';
 const NOW = Date.UTC(2026, 10, 24, 12);
+/** The writing owner's lease, as PartitionActor reports it when a flush is sent. */
+const held = () => true;
+const lapsed = () => false;
+
+/** Runs `step` (another owner's write) after the ledger read the epochs and before its bulk write reaches the server. */
+function beforeNextBulkWrite(step: () => Promise<unknown>): void {
+  const prototype = Object.getPrototypeOf(store.connection.db!.collection('monthly_usage')) as Record<
+    string,
+    (...args: unknown[]) => Promise<unknown>
+  >;
+  const original = prototype.bulkWrite!;
+  prototype.bulkWrite = async function (this: unknown, ...args: unknown[]) {
+    prototype.bulkWrite = original;
+    await step();
+    return original.apply(this, args);
+  };
+}
 
 beforeAll(async () => {
   store = await openStore(testDatabaseUri(), { ensureIndexes: true });
@@ -42,8 +59,8 @@ describe.each<FenceMode>(['atomic', 'read-then-write'])('usage ledger with the %
     const epoch = await ledger.nextEpoch();
     await ledger.open(key('a'), MONTH, epoch, NOW);
     await ledger.open(key('b'), MONTH, epoch, NOW);
-    expect(await ledger.flush([delta(key('a'), 3), delta(key('b'), 5)], epoch, NOW)).toEqual([]);
-    expect(await ledger.flush([delta(key('a'), 2)], epoch, NOW)).toEqual([]);
+    expect(await ledger.flush([delta(key('a'), 3), delta(key('b'), 5)], epoch, NOW, held)).toEqual([]);
+    expect(await ledger.flush([delta(key('a'), 2)], epoch, NOW, held)).toEqual([]);
     const reopened = await ledger.open(key('a'), MONTH, await ledger.nextEpoch(), NOW);
     expect(reopened.used).toBe(5);
   });
@@ -55,9 +72,9 @@ describe.each<FenceMode>(['atomic', 'read-then-write'])('usage ledger with the %
     const newer = await ledger.nextEpoch();
     await ledger.open(key('c'), MONTH, newer, NOW);
 
-    const fenced = await ledger.flush([delta(key('c'), 7), delta(key('d'), 1)], old, NOW);
+    const fenced = await ledger.flush([delta(key('c'), 7), delta(key('d'), 1)], old, NOW, held);
     expect(fenced).toEqual([key('c')]);
-    expect(await ledger.flush([delta(key('c'), 4)], newer, NOW)).toEqual([]);
+    expect(await ledger.flush([delta(key('c'), 4)], newer, NOW, held)).toEqual([]);
 
     const c = await ledger.open(key('c'), MONTH, await ledger.nextEpoch(), NOW);
     const d = await ledger.open(key('d'), MONTH, await ledger.nextEpoch(), NOW);
@@ -69,7 +86,7 @@ describe.each<FenceMode>(['atomic', 'read-then-write'])('usage ledger with the %
     const epoch = await ledger.nextEpoch();
     await ledger.open(key('e'), MONTH, epoch, NOW);
     expect(await ledger.grow(key('e'), MONTH, epoch, 100)).toBe(100);
-    expect(await ledger.flush([delta(key('e'), 30, 30)], epoch, NOW)).toEqual([]);
+    expect(await ledger.flush([delta(key('e'), 30, 30)], epoch, NOW, held)).toEqual([]);
     // A clean handover: the next owner finds no lost reservation and counts exactly what was used.
     const next = await ledger.nextEpoch();
     expect(await ledger.open(key('e'), MONTH, next, NOW)).toMatchObject({ used: 30, reserved: 30 });
@@ -77,9 +94,37 @@ describe.each<FenceMode>(['atomic', 'read-then-write'])('usage ledger with the %
     expect(await ledger.grow(key('e'), MONTH, next, 100)).toBe(130);
     await expect(ledger.grow(key('e'), MONTH, epoch, 5)).rejects.toThrow(FencedError);
     // The previous owner's late release must not shrink the reservation the new owner relies on.
-    expect(await ledger.flush([delta(key('e'), 0, 0)], epoch, NOW)).toEqual([key('e')]);
+    expect(await ledger.flush([delta(key('e'), 0, 0)], epoch, NOW, held)).toEqual([key('e')]);
     const after = await ledger.open(key('e'), MONTH, await ledger.nextEpoch(), NOW);
     expect(after.reserved).toBe(130);
+  });
+
+  /** An owner with 25 units reserved, whose key another node opens after its next flush read the epochs. */
+  async function ownerAboutToBeOvertaken(keyId: string): Promise<number> {
+    const old = await ledger.nextEpoch();
+    await ledger.open(keyId, MONTH, old, NOW);
+    expect(await ledger.grow(keyId, MONTH, old, 25)).toBe(25);
+    const newerLedger = new UsageLedger(store.connection, fence);
+    const newer = await newerLedger.nextEpoch();
+    beforeNextBulkWrite(() => newerLedger.open(keyId, MONTH, newer, NOW));
+    return old;
+  }
+
+  it('reports a release fenced when a newer owner opened the key between the epoch read and the write', async () => {
+    // The newer owner counts the 25 reserved units as used (their fate is unknown to it); the old owner must then
+    // not give its 14 unused units back to the customer, or the customer could take them a second time.
+    const old = await ownerAboutToBeOvertaken(key('f'));
+    expect(await ledger.flush([delta(key('f'), 11, 11)], old, NOW, held)).toEqual([key('f')]);
+    expect(await ledger.open(key('f'), MONTH, await ledger.nextEpoch(), NOW)).toMatchObject({
+      used: 25,
+      reserved: 25,
+    });
+  });
+
+  it('keeps the epoch in the filter of counts sent after the lease lapsed, so a newer owner never counts them twice', async () => {
+    const old = await ownerAboutToBeOvertaken(key('g'));
+    expect(await ledger.flush([delta(key('g'), 9)], old, NOW, lapsed)).toEqual([key('g')]);
+    expect(await ledger.open(key('g'), MONTH, await ledger.nextEpoch(), NOW)).toMatchObject({ used: 25 });
   });
 });
 
@@ -108,7 +153,7 @@ it('sends one write at a time with the read-then-write fence (FerretDB can deadl
       await Promise.all(keys.map((keyId) => ledger.open(keyId, MONTH, epoch, NOW)));
       await Promise.all(
         keys.map((keyId) =>
-          ledger.flush([{ keyId, month: MONTH, used: 1, suggestions: 0, days: { '24': 1 } }], epoch, NOW),
+          ledger.flush([{ keyId, month: MONTH, used: 1, suggestions: 0, days: { '24': 1 } }], epoch, NOW, held),
         ),
       );
       return most;

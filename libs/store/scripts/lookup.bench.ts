@@ -213,7 +213,7 @@ async function main(): Promise<void> {
         const start = performance.now();
         const snapshot = await ledger.open(key.key_id, month, epoch, Date.now());
         const opened = performance.now();
-        const fenced = await ledger.flush([delta(key.key_id)], epoch, Date.now());
+        const fenced = await ledger.flush([delta(key.key_id)], epoch, Date.now(), () => true);
         flushTimes.push(performance.now() - opened);
         openTimes.push(opened - start);
         if (snapshot.used < 10 || fenced.length > 0) throw new Error(`usage of ${key.key_id} was not opened`);
@@ -230,7 +230,7 @@ async function main(): Promise<void> {
     const batchSamples = Math.max(3, Math.ceil(SAMPLES / 20));
     results.push(
       await time(`usage flush (${batch.length} keys, bulkWrite)`, batchSamples, async () => {
-        const fenced = await ledger.flush(batch.map(delta), epoch, Date.now());
+        const fenced = await ledger.flush(batch.map(delta), epoch, Date.now(), () => true);
         if (fenced.length > 0) throw new Error(`${fenced.length} keys were fenced`);
       }),
     );

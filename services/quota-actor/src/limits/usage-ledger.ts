@@ -160,36 +160,42 @@ export class UsageLedger {
     return grown.reserved;
   }
 
-  /** Writes many keys' deltas in one round trip; reports the keys whose write was fenced off. */
-  async flush(deltas: UsageDelta[], epoch: number, nowMs: number): Promise<string[]> {
+  /**
+   * Writes many keys' deltas in one round trip; reports the keys whose write was fenced off. `leaseHeld` says, when
+   * the write is sent, whether the owner's lease is still valid (see the read-then-write fence below).
+   */
+  async flush(deltas: UsageDelta[], epoch: number, nowMs: number, leaseHeld: () => boolean): Promise<string[]> {
     if (deltas.length === 0) return [];
     const ids = deltas.map((delta) => monthlyUsageId(delta.keyId, delta.month));
-    // read-then-write: one read of the collection finds the documents still ours, then every write is by `_id`
-    // alone. A release (handover) keeps the conditional write: it sets `reserved`, which must never land on a
-    // newer owner's document.
+    // read-then-write: one read of the collection finds the documents still ours, then writes go by `_id` alone.
+    // That is safe only while the lease is valid when the write is sent: a newer owner opens the key no earlier
+    // than the lease's expiry plus its margin, and its open counts this owner's whole reservation as used, so a
+    // count landing after it would be counted twice. Past the lease, and for a release (it sets `reserved`, which
+    // must never land on a newer owner's document), the write keeps the epoch in its filter.
     const precheck = this.fence === 'read-then-write' ? await this.ownedIds(ids, epoch) : undefined;
-    const writes: { index: number; filter: Record<string, unknown> }[] = [];
-    deltas.forEach((delta, index) => {
-      const id = ids[index]!;
-      if (precheck && !precheck.has(id)) return;
-      const byIdAlone = precheck !== undefined && delta.releaseTo === undefined;
-      writes.push({ index, filter: byIdAlone ? { _id: id } : { _id: id, epoch } });
-    });
-    if (writes.length > 0) {
-      const operations = writes.map(({ index, filter }) => {
-        const delta = deltas[index]!;
-        const inc: Record<string, number> = { used: delta.used, suggestions_used: delta.suggestions };
-        for (const [day, n] of Object.entries(delta.days)) inc[`days.${day}`] = n;
-        const set: Record<string, unknown> = { updated_at: new Date(nowMs) };
-        if (delta.releaseTo !== undefined) set.reserved = delta.releaseTo;
-        return { updateOne: { filter, update: { $inc: inc, $set: set } } };
+    const written = deltas.map((_, index) => !precheck || precheck.has(ids[index]!));
+    if (written.some(Boolean)) {
+      const result = await this.write(() => {
+        const byIdAlone = precheck !== undefined && leaseHeld();
+        const operations = deltas.flatMap((delta, index) => {
+          if (!written[index]) return [];
+          const filter =
+            byIdAlone && delta.releaseTo === undefined ? { _id: ids[index]! } : { _id: ids[index]!, epoch };
+          const inc: Record<string, number> = { used: delta.used, suggestions_used: delta.suggestions };
+          for (const [day, n] of Object.entries(delta.days)) inc[`days.${day}`] = n;
+          const set: Record<string, unknown> = { updated_at: new Date(nowMs) };
+          if (delta.releaseTo !== undefined) set.reserved = delta.releaseTo;
+          return [{ updateOne: { filter, update: { $inc: inc, $set: set } } }];
+        });
+        return this.collection.bulkWrite(operations, { ordered: false });
       });
-      const result = await this.write(() => this.collection.bulkWrite(operations, { ordered: false }));
       if (result.matchedCount === deltas.length) return [];
     }
-    // Rare: find which keys a newer owner took, so only they are dropped.
-    const owned = precheck ?? (await this.ownedIds(ids, epoch));
-    return deltas.filter((_, i) => !owned.has(ids[i]!)).map((delta) => delta.keyId);
+    // Rare: find which keys a newer owner took, so only they are dropped. Read again rather than trust the
+    // precheck: a newer owner may have opened a key since, and then the release did not land, and the caller must
+    // not give the reservation's unused part back to the customer (the newer owner counted it as used).
+    const owned = await this.ownedIds(ids, epoch);
+    return deltas.filter((_, i) => !written[i] || !owned.has(ids[i]!)).map((delta) => delta.keyId);
   }
 
   /**

@@ -548,6 +548,7 @@ export class PartitionActor {
             group.map((item) => item.delta),
             this.lease.epoch,
             now,
+            () => Date.now() < this.lease.validUntil,
           ),
         );
         if (fencedKeys.length > 0) this.fenced();
