@@ -1,5 +1,6 @@
 import { startBareHttp } from '../baselines/bare-http.baseline';
 import { startNginx, type NginxBaseline } from '../baselines/nginx.baseline';
+import { startSkeleton } from '../baselines/skeleton.baseline';
 import { runRefusalBench, type RefusalSection } from './refusal.bench';
 import { runK6, type K6Result } from '../load/k6.runner';
 import { startEdgeStageMeter, type EdgeStages } from '../lib/edge-stages';
@@ -21,7 +22,8 @@ export interface SaturationSettings {
   maxWarmupSeconds: number;
 }
 
-export type GatewayTargetName = 'direct' | 'nginx' | 'gateway-stream' | 'gateway-unary' | 'gateway-video-shop';
+export type GatewayTargetName =
+  'direct' | 'nginx' | 'skeleton' | 'gateway-stream' | 'gateway-unary' | 'gateway-video-shop';
 
 export interface GatewaySettings {
   keys: number;
@@ -104,6 +106,12 @@ export interface GatewaySection {
   cpuVsNginx?: number;
   /** The same, FerretDB (the MongoDB stand-in) left out as well. */
   cpuVsNginxWithoutDatabase?: number;
+  /**
+   * The kept gateway path against the design's skeleton (baselines/skeleton.baseline.ts) in the same run: what the
+   * gateway's own work costs over the hops of its design. A reference, not one of issue 17's targets. Absent in
+   * reports made before the skeleton ran.
+   */
+  vsSkeleton?: { cpu: number; throughput: number };
 }
 
 export interface ProviderComparison {
@@ -172,6 +180,14 @@ export async function runGatewayBench(
     refusal: { rps: 1, burst: 1 },
   });
   const bare = await startBareHttp();
+  const skeleton = await startSkeleton({
+    natsUrl: env.nats.url,
+    upstream: new URL(env.cluster.sandbox.url),
+    token: env.platform.token,
+  }).catch(async (error: unknown) => {
+    await Promise.all([bare.stop(), nginx.stop()]);
+    throw error;
+  });
   try {
     const specs: TargetSpec[] = [
       {
@@ -188,6 +204,13 @@ export async function runGatewayBench(
         name: 'nginx',
         description: 'load -> nginx (limit_req per X-API-Key, keep-alive upstream) -> sandbox',
         wrk: { origin: nginx.origin, target: gatewayTarget, keys: nginxKeys },
+      },
+      {
+        name: 'skeleton',
+        description:
+          "the design with none of the gateway's logic: load -> HTTP server -> NATS -> a decider that admits all; " +
+          'the server -> gRPC stream -> a proxy with the platform token -> sandbox (batched per turn like the gateway)',
+        wrk: { origin: skeleton.origin, target: gatewayTarget, keys },
       },
       {
         name: 'gateway-stream',
@@ -386,6 +409,17 @@ export async function runGatewayBench(
       serverWithoutSandbox(keptRow) - (keptRow?.microsByProcess['ferretdb'] ?? 0),
       serverWithoutSandbox(nginxRow) - (nginxRow?.microsByProcess['ferretdb'] ?? 0),
     );
+    const skeletonRow = cpuRows.find((row) => row.target === 'skeleton');
+    const vsSkeleton = {
+      cpu: ratio(
+        serverWithoutSandbox(keptRow) - (keptRow?.microsByProcess['ferretdb'] ?? 0),
+        serverWithoutSandbox(skeletonRow),
+      ),
+      throughput: ratio(
+        (streamFaster ? stream : unary).saturation.okPerSecond,
+        byName('skeleton').saturation.okPerSecond,
+      ),
+    };
     const shopFigures = byName('gateway-video-shop');
     const providers: ProviderComparison = {
       rows: [
@@ -422,6 +456,7 @@ export async function runGatewayBench(
       refusal,
       cpuVsNginx,
       cpuVsNginxWithoutDatabase,
+      vsSkeleton,
       targetsMet: {
         addedP99AtRate: (kept.added.find((level) => level.rate === 200) ?? kept.added[0]!).p99Ms <= 10,
         throughputVsNginx: kept.throughputVsNginx >= 0.3,
@@ -430,7 +465,6 @@ export async function runGatewayBench(
       },
     };
   } finally {
-    await bare.stop();
-    await nginx.stop();
+    await Promise.all([bare.stop(), nginx.stop(), skeleton.stop()]);
   }
 }

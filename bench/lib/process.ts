@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 
 export interface CommandResult {
@@ -77,6 +78,24 @@ export async function stopProcess(child: ChildProcess, graceMs = 5_000): Promise
   const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
   await exited;
   clearTimeout(timer);
+}
+
+/** The first line a daemon prints on stdout (a port, "ready"); the daemon is stopped when none comes in `timeoutMs`. */
+export async function firstLineOf(daemon: Daemon, timeoutMs: number): Promise<string> {
+  const lines = createInterface({ input: daemon.child.stdout! });
+  const timer = setTimeout(() => void daemon.stop(), timeoutMs);
+  try {
+    const [line] = (await Promise.race([
+      once(lines, 'line'),
+      once(daemon.child, 'exit').then(() => {
+        throw new Error(`exited before it was ready: ${daemon.output().slice(-5).join(' | ')}`);
+      }),
+    ])) as [string];
+    return line;
+  } finally {
+    clearTimeout(timer);
+    lines.close();
+  }
 }
 
 export function sleep(ms: number): Promise<void> {

@@ -233,6 +233,7 @@ function gatewayMarkdown(section: GatewaySection): string[] {
 function onPathOf(target: string, process: string): boolean {
   if (process === 'platform-sandbox') return true;
   if (target === 'nginx') return process.startsWith('nginx');
+  if (target === 'skeleton') return process.startsWith('skeleton-') || process === 'nats-server';
   if (!target.startsWith('gateway')) return false;
   if (process.startsWith('edge-auth'))
     return process === (target === 'gateway-unary' ? 'edge-auth (unary)' : 'edge-auth (stream)');
@@ -318,6 +319,13 @@ function targetsMarkdown(section: GatewaySection, kept: GatewaySection['transpor
         (section.cpuVsNginxWithoutDatabase === undefined
           ? ''
           : ` (${n(section.cpuVsNginxWithoutDatabase, 2)}x without FerretDB, the MongoDB stand-in)`),
+    );
+  }
+  if (section.vsSkeleton) {
+    lines.push(
+      `- for reference, not a target: the gateway against the skeleton of its design (the same hops without its ` +
+        `logic): CPU per answer ${n(section.vsSkeleton.cpu, 2)}x (both without the sandbox, the gateway without ` +
+        `FerretDB), saturated throughput ${n(section.vsSkeleton.throughput, 3)}x`,
     );
   }
   if (section.refusal) {
