@@ -54,6 +54,7 @@ describe.each<FenceMode>(['atomic', 'read-then-write'])('usage ledger with the %
     days: { '24': used },
     ...(releaseTo === undefined ? {} : { releaseTo }),
   });
+  const blockDelta = (keyId: string, used: number) => ({ ...delta(keyId, used), againstReservation: true });
 
   it('counts the flushes of the owner that opened the month', async () => {
     const epoch = await ledger.nextEpoch();
@@ -121,11 +122,24 @@ describe.each<FenceMode>(['atomic', 'read-then-write'])('usage ledger with the %
     });
   });
 
-  it('keeps the epoch in the filter of counts sent after the lease lapsed, so a newer owner never counts them twice', async () => {
+  it('keeps the epoch in the filter of block-mode counts sent after the lease lapsed, so a newer owner never counts them twice', async () => {
     const old = await ownerAboutToBeOvertaken(key('g'));
-    expect(await ledger.flush([delta(key('g'), 9)], old, NOW, lapsed)).toEqual([key('g')]);
+    expect(await ledger.flush([blockDelta(key('g'), 9)], old, NOW, lapsed)).toEqual([key('g')]);
     expect(await ledger.open(key('g'), MONTH, await ledger.nextEpoch(), NOW)).toMatchObject({ used: 25 });
   });
+
+  if (fence === 'read-then-write') {
+    it('lets metered counts sent after the lease lapsed land: they only add up, and nobody else counted them', async () => {
+      const old = await ledger.nextEpoch();
+      await ledger.open(key('h'), MONTH, old, NOW);
+      const newerLedger = new UsageLedger(store.connection, fence);
+      const newer = await newerLedger.nextEpoch();
+      beforeNextBulkWrite(() => newerLedger.open(key('h'), MONTH, newer, NOW));
+      expect(await ledger.flush([delta(key('h'), 9)], old, NOW, lapsed)).toEqual([]);
+      expect(await newerLedger.flush([delta(key('h'), 4)], newer, NOW, held)).toEqual([]);
+      expect(await ledger.open(key('h'), MONTH, await ledger.nextEpoch(), NOW)).toMatchObject({ used: 13 });
+    });
+  }
 });
 
 it('sends one write at a time with the read-then-write fence (FerretDB can deadlock on concurrent updates), many with the atomic one', async () => {

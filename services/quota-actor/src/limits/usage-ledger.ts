@@ -37,6 +37,11 @@ export interface UsageDelta {
   days: Record<string, number>;
   /** After this write the reservation shrinks to what was used (clean handover). */
   releaseTo?: number;
+  /**
+   * The counts were admitted against a reservation (block mode). A newer owner's open counts such a key's whole
+   * reservation as used, so these counts must not land after it; counts without one (metered) only add up.
+   */
+  againstReservation?: boolean;
 }
 
 /**
@@ -168,19 +173,23 @@ export class UsageLedger {
     if (deltas.length === 0) return [];
     const ids = deltas.map((delta) => monthlyUsageId(delta.keyId, delta.month));
     // read-then-write: one read of the collection finds the documents still ours, then writes go by `_id` alone.
-    // That is safe only while the lease is valid when the write is sent: a newer owner opens the key no earlier
-    // than the lease's expiry plus its margin, and its open counts this owner's whole reservation as used, so a
-    // count landing after it would be counted twice. Past the lease, and for a release (it sets `reserved`, which
-    // must never land on a newer owner's document), the write keeps the epoch in its filter.
+    // For counts admitted against a reservation that is safe only while the lease is valid when the write is sent:
+    // a newer owner opens the key no earlier than the lease's expiry plus its margin, and its open counts this
+    // owner's whole reservation as used, so a count landing after it would be counted twice. Past the lease those
+    // writes, and every release (it sets `reserved`, which must never land on a newer owner's document), keep the
+    // epoch in their filter. Metered counts only add up: dropping them would lose admissions nobody else counted.
     const precheck = this.fence === 'read-then-write' ? await this.ownedIds(ids, epoch) : undefined;
     const written = deltas.map((_, index) => !precheck || precheck.has(ids[index]!));
     if (written.some(Boolean)) {
       const result = await this.write(() => {
-        const byIdAlone = precheck !== undefined && leaseHeld();
+        const leaseValid = leaseHeld();
         const operations = deltas.flatMap((delta, index) => {
           if (!written[index]) return [];
-          const filter =
-            byIdAlone && delta.releaseTo === undefined ? { _id: ids[index]! } : { _id: ids[index]!, epoch };
+          const keepsEpoch =
+            precheck === undefined ||
+            delta.releaseTo !== undefined ||
+            (delta.againstReservation === true && !leaseValid);
+          const filter = keepsEpoch ? { _id: ids[index]!, epoch } : { _id: ids[index]! };
           const inc: Record<string, number> = { used: delta.used, suggestions_used: delta.suggestions };
           for (const [day, n] of Object.entries(delta.days)) inc[`days.${day}`] = n;
           const set: Record<string, unknown> = { updated_at: new Date(nowMs) };

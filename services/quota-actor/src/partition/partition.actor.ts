@@ -531,6 +531,7 @@ export class PartitionActor {
         suggestions: raw?.suggestions ?? 0,
         days: raw?.days ?? {},
         ...(release ? { releaseTo: usage.used } : {}),
+        ...(entry.record.plan.overage_mode === 'block' ? { againstReservation: true } : {}),
       };
       const unused = release ? Math.max(0, usage.reserved - usage.used) : 0;
       deltas.push({ entry, delta, raw, unused });
