@@ -405,16 +405,12 @@ export async function runGatewayBench(
     const cpuVsNginx = ratio(serverWithoutSandbox(keptRow), serverWithoutSandbox(nginxRow));
     // The same without the MongoDB stand-in: FerretDB's SQLite backend scans a collection on every update, so its
     // share follows how full the bench left it, not the gateway (docs/benchmarks.md, "FerretDB in the figures").
-    const cpuVsNginxWithoutDatabase = ratio(
-      serverWithoutSandbox(keptRow) - (keptRow?.microsByProcess['ferretdb'] ?? 0),
-      serverWithoutSandbox(nginxRow) - (nginxRow?.microsByProcess['ferretdb'] ?? 0),
-    );
+    const withoutDatabase = (row: CpuPerRequest | undefined) =>
+      serverWithoutSandbox(row) - (row?.microsByProcess['ferretdb'] ?? 0);
+    const cpuVsNginxWithoutDatabase = ratio(withoutDatabase(keptRow), withoutDatabase(nginxRow));
     const skeletonRow = cpuRows.find((row) => row.target === 'skeleton');
     const vsSkeleton = {
-      cpu: ratio(
-        serverWithoutSandbox(keptRow) - (keptRow?.microsByProcess['ferretdb'] ?? 0),
-        serverWithoutSandbox(skeletonRow),
-      ),
+      cpu: ratio(withoutDatabase(keptRow), withoutDatabase(skeletonRow)),
       throughput: ratio(
         (streamFaster ? stream : unary).saturation.okPerSecond,
         byName('skeleton').saturation.okPerSecond,

@@ -324,7 +324,7 @@ function targetsMarkdown(section: GatewaySection, kept: GatewaySection['transpor
   if (section.vsSkeleton) {
     lines.push(
       `- for reference, not a target: the gateway against the skeleton of its design (the same hops without its ` +
-        `logic): CPU per answer ${n(section.vsSkeleton.cpu, 2)}x (both without the sandbox, the gateway without ` +
+        `logic): CPU per answer ${n(section.vsSkeleton.cpu, 2)}x (both without the sandbox and ` +
         `FerretDB), saturated throughput ${n(section.vsSkeleton.throughput, 3)}x`,
     );
   }

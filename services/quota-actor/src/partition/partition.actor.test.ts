@@ -4,7 +4,7 @@ import { createLogger } from '@gateway/telemetry';
 import type { NatsConnection } from 'nats';
 import type { CustomerAllowance } from '../limits/customer-allowance';
 import type { CustomerMonth } from '../limits/customer-month';
-import type { UsageLedger } from '../limits/usage-ledger';
+import type { UsageDelta, UsageLedger } from '../limits/usage-ledger';
 import type { HeldLease } from '../ownership/lease-table';
 import { PartitionActor } from './partition.actor';
 
@@ -33,9 +33,15 @@ function actorWith(record: KeyDecisionRecord) {
   const lease: HeldLease = { partition: 0, epoch: 1, revision: 1, validUntil: Date.now() + 60_000 };
   const given = { suggestions: 0 };
   const hooks: { onDecision?: () => void } = {};
+  /** Each flush as the ledger got it: the deltas, and what `leaseHeld` said when it was asked. */
+  const flushed: { deltas: UsageDelta[]; leaseHeld: boolean }[] = [];
   const ledger = {
     open: async () => ({ used: 0, reserved: 0, suggestionsUsed: 0, carriedOver: 0 }),
     grow: async (_key: string, _month: string, _epoch: number, units: number) => units,
+    flush: async (deltas: UsageDelta[], _epoch: number, _nowMs: number, leaseHeld: () => boolean) => {
+      flushed.push({ deltas, leaseHeld: leaseHeld() });
+      return [];
+    },
   } as unknown as UsageLedger;
   const allowance = {
     take: async (_c: string, _m: string, _kind: string, want: number) => want,
@@ -57,7 +63,7 @@ function actorWith(record: KeyDecisionRecord) {
     recordTtlMs: 60_000,
     onDecision: () => hooks.onDecision?.(),
   });
-  return { actor, lease, given, hooks };
+  return { actor, lease, given, hooks, flushed };
 }
 
 const request = (intent: DecisionRequest['intent']): DecisionRequest => ({
@@ -114,6 +120,31 @@ describe('partition actor', () => {
     expect(given.suggestions).toBe(1);
     expect((await usedNow(actor, 'edge.2')).suggestions).toBe(0);
   });
+
+  it.each(['metered', 'block'] as const)(
+    'tells the ledger whether its %s counts were admitted against a reservation and whether its lease still holds',
+    async (overageMode) => {
+      const { actor, lease, flushed } = actorWith(keyRecord({ overage_mode: overageMode }));
+      await actor.decideInQueue(batch([request('forward')], 'edge.1'), span);
+      await actor.flush();
+      await actor.decideInQueue(batch([request('forward')], 'edge.2'), span);
+      lease.validUntil = Date.now() - 1;
+      await actor.flush();
+
+      // Past the lease a block-mode count must not land on a newer owner's month (usage-ledger.ts); a metered one may.
+      const block = overageMode === 'block';
+      expect(
+        flushed.map(({ deltas, leaseHeld }) => ({
+          leaseHeld,
+          used: deltas[0]!.used,
+          againstReservation: deltas[0]!.againstReservation === true,
+        })),
+      ).toEqual([
+        { leaseHeld: true, used: 1, againstReservation: block },
+        { leaseHeld: false, used: 1, againstReservation: block },
+      ]);
+    },
+  );
 
   it('answers a repeated batch from memory without counting it again', async () => {
     const { actor } = actorWith(keyRecord());
