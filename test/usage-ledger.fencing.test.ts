@@ -54,7 +54,10 @@ describe.each<FenceMode>(['atomic', 'read-then-write'])('usage ledger with the %
     days: { '24': used },
     ...(releaseTo === undefined ? {} : { releaseTo }),
   });
-  const blockDelta = (keyId: string, used: number) => ({ ...delta(keyId, used), againstReservation: true });
+  const blockDelta = (keyId: string, used: number, releaseTo?: number) => ({
+    ...delta(keyId, used, releaseTo),
+    againstReservation: true,
+  });
 
   it('counts the flushes of the owner that opened the month', async () => {
     const epoch = await ledger.nextEpoch();
@@ -66,14 +69,14 @@ describe.each<FenceMode>(['atomic', 'read-then-write'])('usage ledger with the %
     expect(reopened.used).toBe(5);
   });
 
-  it('drops the flush of an owner whose key a newer owner opened, and only that key', async () => {
+  it('drops the block-mode counts of an owner whose key a newer owner opened, and only that key’s', async () => {
     const old = await ledger.nextEpoch();
     await ledger.open(key('c'), MONTH, old, NOW);
     await ledger.open(key('d'), MONTH, old, NOW);
     const newer = await ledger.nextEpoch();
     await ledger.open(key('c'), MONTH, newer, NOW);
 
-    const fenced = await ledger.flush([delta(key('c'), 7), delta(key('d'), 1)], old, NOW, held);
+    const fenced = await ledger.flush([blockDelta(key('c'), 7), blockDelta(key('d'), 1)], old, NOW, held);
     expect(fenced).toEqual([key('c')]);
     expect(await ledger.flush([delta(key('c'), 4)], newer, NOW, held)).toEqual([]);
 
@@ -87,7 +90,7 @@ describe.each<FenceMode>(['atomic', 'read-then-write'])('usage ledger with the %
     const epoch = await ledger.nextEpoch();
     await ledger.open(key('e'), MONTH, epoch, NOW);
     expect(await ledger.grow(key('e'), MONTH, epoch, 100)).toBe(100);
-    expect(await ledger.flush([delta(key('e'), 30, 30)], epoch, NOW, held)).toEqual([]);
+    expect(await ledger.flush([blockDelta(key('e'), 30, 30)], epoch, NOW, held)).toEqual([]);
     // A clean handover: the next owner finds no lost reservation and counts exactly what was used.
     const next = await ledger.nextEpoch();
     expect(await ledger.open(key('e'), MONTH, next, NOW)).toMatchObject({ used: 30, reserved: 30 });
@@ -95,7 +98,7 @@ describe.each<FenceMode>(['atomic', 'read-then-write'])('usage ledger with the %
     expect(await ledger.grow(key('e'), MONTH, next, 100)).toBe(130);
     await expect(ledger.grow(key('e'), MONTH, epoch, 5)).rejects.toThrow(FencedError);
     // The previous owner's late release must not shrink the reservation the new owner relies on.
-    expect(await ledger.flush([delta(key('e'), 0, 0)], epoch, NOW, held)).toEqual([key('e')]);
+    expect(await ledger.flush([blockDelta(key('e'), 0, 0)], epoch, NOW, held)).toEqual([key('e')]);
     const after = await ledger.open(key('e'), MONTH, await ledger.nextEpoch(), NOW);
     expect(after.reserved).toBe(130);
   });
@@ -115,7 +118,7 @@ describe.each<FenceMode>(['atomic', 'read-then-write'])('usage ledger with the %
     // The newer owner counts the 25 reserved units as used (their fate is unknown to it); the old owner must then
     // not give its 14 unused units back to the customer, or the customer could take them a second time.
     const old = await ownerAboutToBeOvertaken(key('f'));
-    expect(await ledger.flush([delta(key('f'), 11, 11)], old, NOW, held)).toEqual([key('f')]);
+    expect(await ledger.flush([blockDelta(key('f'), 11, 11)], old, NOW, held)).toEqual([key('f')]);
     expect(await ledger.open(key('f'), MONTH, await ledger.nextEpoch(), NOW)).toMatchObject({
       used: 25,
       reserved: 25,
@@ -128,18 +131,43 @@ describe.each<FenceMode>(['atomic', 'read-then-write'])('usage ledger with the %
     expect(await ledger.open(key('g'), MONTH, await ledger.nextEpoch(), NOW)).toMatchObject({ used: 25 });
   });
 
-  if (fence === 'read-then-write') {
-    it('lets metered counts sent after the lease lapsed land: they only add up, and nobody else counted them', async () => {
-      const old = await ledger.nextEpoch();
-      await ledger.open(key('h'), MONTH, old, NOW);
-      const newerLedger = new UsageLedger(store.connection, fence);
-      const newer = await newerLedger.nextEpoch();
-      beforeNextBulkWrite(() => newerLedger.open(key('h'), MONTH, newer, NOW));
-      expect(await ledger.flush([delta(key('h'), 9)], old, NOW, lapsed)).toEqual([]);
-      expect(await newerLedger.flush([delta(key('h'), 4)], newer, NOW, held)).toEqual([]);
-      expect(await ledger.open(key('h'), MONTH, await ledger.nextEpoch(), NOW)).toMatchObject({ used: 13 });
+  it('lets metered counts sent after the lease lapsed land: they only add up, and nobody else counted them', async () => {
+    const old = await ledger.nextEpoch();
+    await ledger.open(key('h'), MONTH, old, NOW);
+    const newerLedger = new UsageLedger(store.connection, fence);
+    const newer = await newerLedger.nextEpoch();
+    beforeNextBulkWrite(() => newerLedger.open(key('h'), MONTH, newer, NOW));
+    expect(await ledger.flush([delta(key('h'), 9)], old, NOW, lapsed)).toEqual([]);
+    expect(await newerLedger.flush([delta(key('h'), 4)], newer, NOW, held)).toEqual([]);
+    expect(await ledger.open(key('h'), MONTH, await ledger.nextEpoch(), NOW)).toMatchObject({ used: 13 });
+  });
+
+  it('counts the metered usage of an owner a newer owner already overtook', async () => {
+    const old = await ledger.nextEpoch();
+    await ledger.open(key('i'), MONTH, old, NOW);
+    const newer = await ledger.nextEpoch();
+    await ledger.open(key('i'), MONTH, newer, NOW);
+    expect(await ledger.flush([delta(key('i'), 6)], old, NOW, held)).toEqual([]);
+    expect(await ledger.open(key('i'), MONTH, await ledger.nextEpoch(), NOW)).toMatchObject({ used: 6 });
+  });
+
+  it('lands the metered counts of a handover a newer owner overtook, but not its release', async () => {
+    const old = await ledger.nextEpoch();
+    await ledger.open(key('j'), MONTH, old, NOW);
+    expect(await ledger.flush([delta(key('j'), 5)], old, NOW, held)).toEqual([]);
+    const newerLedger = new UsageLedger(store.connection, fence);
+    const newer = await newerLedger.nextEpoch();
+    beforeNextBulkWrite(async () => {
+      await newerLedger.open(key('j'), MONTH, newer, NOW);
+      await newerLedger.flush([delta(key('j'), 2, 7)], newer, NOW, held);
     });
-  }
+    // The old owner's release names its own total (8); the newer owner's reservation (7, its own release) stays.
+    expect(await ledger.flush([delta(key('j'), 3, 8)], old, NOW, held)).toEqual([key('j')]);
+    expect(await ledger.open(key('j'), MONTH, await ledger.nextEpoch(), NOW)).toMatchObject({
+      used: 10,
+      reserved: 10,
+    });
+  });
 });
 
 it('sends one write at a time with the read-then-write fence (FerretDB can deadlock on concurrent updates), many with the atomic one', async () => {

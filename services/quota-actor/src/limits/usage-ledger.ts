@@ -166,45 +166,56 @@ export class UsageLedger {
   }
 
   /**
-   * Writes many keys' deltas in one round trip; reports the keys whose write was fenced off. `leaseHeld` says, when
-   * the write is sent, whether the owner's lease is still valid (see the read-then-write fence below).
+   * Writes many keys' deltas in one round trip; reports the keys whose writes that need ownership a newer owner
+   * fenced off. `leaseHeld` says, when the write is sent, whether the owner's lease is still valid.
+   *
+   * What needs ownership: counts admitted against a reservation (block mode), because a newer owner's open counts
+   * the whole reservation as used and those counts landing after it would count twice; and every release, because
+   * it sets `reserved`, which must never land on a newer owner's document. Metered counts only add up and nobody
+   * else counted them, so they are written by `_id` whoever owns the key: dropping them would lose usage.
    */
   async flush(deltas: UsageDelta[], epoch: number, nowMs: number, leaseHeld: () => boolean): Promise<string[]> {
     if (deltas.length === 0) return [];
     const ids = deltas.map((delta) => monthlyUsageId(delta.keyId, delta.month));
     // read-then-write: one read of the collection finds the documents still ours, then writes go by `_id` alone.
-    // For counts admitted against a reservation that is safe only while the lease is valid when the write is sent:
-    // a newer owner opens the key no earlier than the lease's expiry plus its margin, and its open counts this
-    // owner's whole reservation as used, so a count landing after it would be counted twice. Past the lease those
-    // writes, and every release (it sets `reserved`, which must never land on a newer owner's document), keep the
-    // epoch in their filter. Metered counts only add up: dropping them would lose admissions nobody else counted.
+    // For counts against a reservation that is safe only while the lease is valid when the write is sent: a newer
+    // owner opens the key no earlier than the lease's expiry plus its margin. Past the lease they keep the epoch.
     const precheck = this.fence === 'read-then-write' ? await this.ownedIds(ids, epoch) : undefined;
-    const written = deltas.map((_, index) => !precheck || precheck.has(ids[index]!));
-    if (written.some(Boolean)) {
-      const result = await this.write(() => {
-        const leaseValid = leaseHeld();
-        const operations = deltas.flatMap((delta, index) => {
-          if (!written[index]) return [];
-          const keepsEpoch =
-            precheck === undefined ||
-            delta.releaseTo !== undefined ||
-            (delta.againstReservation === true && !leaseValid);
-          const filter = keepsEpoch ? { _id: ids[index]!, epoch } : { _id: ids[index]! };
-          const inc: Record<string, number> = { used: delta.used, suggestions_used: delta.suggestions };
-          for (const [day, n] of Object.entries(delta.days)) inc[`days.${day}`] = n;
-          const set: Record<string, unknown> = { updated_at: new Date(nowMs) };
-          if (delta.releaseTo !== undefined) set.reserved = delta.releaseTo;
-          return [{ updateOne: { filter, update: { $inc: inc, $set: set } } }];
-        });
-        return this.collection.bulkWrite(operations, { ordered: false });
+    const ownedBefore = (index: number) => !precheck || precheck.has(ids[index]!);
+    let sent = 0;
+    const result = await this.write(async () => {
+      const leaseValid = leaseHeld();
+      const operations = deltas.flatMap((delta, index) => {
+        const id = ids[index]!;
+        const counts = countsOf(delta, nowMs);
+        const fenced = { _id: id, epoch };
+        const release = delta.releaseTo === undefined ? undefined : { reserved: delta.releaseTo };
+        if (!delta.againstReservation) {
+          const writes = [];
+          if (delta.used > 0 || delta.suggestions > 0)
+            writes.push({ updateOne: { filter: { _id: id }, update: counts } });
+          if (release && ownedBefore(index)) writes.push({ updateOne: { filter: fenced, update: { $set: release } } });
+          return writes;
+        }
+        if (!ownedBefore(index)) return [];
+        const keepsEpoch = precheck === undefined || release !== undefined || !leaseValid;
+        const update = release ? { ...counts, $set: { ...counts.$set, ...release } } : counts;
+        return [{ updateOne: { filter: keepsEpoch ? fenced : { _id: id }, update } }];
       });
-      if (result.matchedCount === deltas.length) return [];
-    }
-    // Rare: find which keys a newer owner took, so only they are dropped. Read again rather than trust the
-    // precheck: a newer owner may have opened a key since, and then the release did not land, and the caller must
-    // not give the reservation's unused part back to the customer (the newer owner counted it as used).
+      sent = operations.length;
+      return sent === 0 ? undefined : this.collection.bulkWrite(operations, { ordered: false });
+    });
+    const needsOwnership = (index: number) =>
+      deltas[index]!.againstReservation === true || deltas[index]!.releaseTo !== undefined;
+    const droppedBefore = (index: number) => needsOwnership(index) && !ownedBefore(index);
+    if (!deltas.some((_, index) => droppedBefore(index)) && (result?.matchedCount ?? 0) === sent) return [];
+    // Rare: find which keys a newer owner took. Read again rather than trust the precheck: a newer owner may have
+    // opened a key since, and then its release did not land, and the caller must not give the reservation's unused
+    // part back to the customer (the newer owner counted it as used).
     const owned = await this.ownedIds(ids, epoch);
-    return deltas.filter((_, i) => !written[i] || !owned.has(ids[i]!)).map((delta) => delta.keyId);
+    return deltas
+      .filter((_, index) => droppedBefore(index) || (needsOwnership(index) && !owned.has(ids[index]!)))
+      .map((delta) => delta.keyId);
   }
 
   /**
@@ -260,6 +271,12 @@ export class UsageLedger {
  * per flush round of the node (all its partitions together) and writes by `_id`.
  */
 export type FenceMode = 'atomic' | 'read-then-write';
+
+function countsOf(delta: UsageDelta, nowMs: number) {
+  const inc: Record<string, number> = { used: delta.used, suggestions_used: delta.suggestions };
+  for (const [day, n] of Object.entries(delta.days)) inc[`days.${day}`] = n;
+  return { $inc: inc, $set: { updated_at: new Date(nowMs) } as Record<string, unknown> };
+}
 
 export async function fenceModeOf(connection: Connection): Promise<FenceMode> {
   const info = await connection.db!.admin().command({ buildInfo: 1 });
