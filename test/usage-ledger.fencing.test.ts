@@ -27,6 +27,26 @@ function beforeNextBulkWrite(step: () => Promise<unknown>): void {
   };
 }
 
+/** How many finds `step` sent to monthly_usage. */
+async function countedReads(step: () => Promise<unknown>): Promise<number> {
+  const prototype = Object.getPrototypeOf(store.connection.db!.collection('monthly_usage')) as Record<
+    string,
+    (...args: unknown[]) => unknown
+  >;
+  const original = prototype.find!;
+  let reads = 0;
+  prototype.find = function (this: unknown, ...args: unknown[]) {
+    reads++;
+    return original.apply(this, args);
+  };
+  try {
+    await step();
+  } finally {
+    prototype.find = original;
+  }
+  return reads;
+}
+
 beforeAll(async () => {
   store = await openStore(testDatabaseUri(), { ensureIndexes: true });
 });
@@ -76,7 +96,7 @@ describe.each<FenceMode>(['atomic', 'read-then-write'])('usage ledger with the %
     const newer = await ledger.nextEpoch();
     await ledger.open(key('c'), MONTH, newer, NOW);
 
-    const fenced = await ledger.flush([blockDelta(key('c'), 7), blockDelta(key('d'), 1)], old, NOW, held);
+    const fenced = await ledger.flush([blockDelta(key('c'), 7), blockDelta(key('d'), 1)], old, NOW, lapsed);
     expect(fenced).toEqual([key('c')]);
     expect(await ledger.flush([delta(key('c'), 4)], newer, NOW, held)).toEqual([]);
 
@@ -98,9 +118,20 @@ describe.each<FenceMode>(['atomic', 'read-then-write'])('usage ledger with the %
     expect(await ledger.grow(key('e'), MONTH, next, 100)).toBe(130);
     await expect(ledger.grow(key('e'), MONTH, epoch, 5)).rejects.toThrow(FencedError);
     // The previous owner's late release must not shrink the reservation the new owner relies on.
-    expect(await ledger.flush([blockDelta(key('e'), 0, 0)], epoch, NOW, held)).toEqual([key('e')]);
+    expect(await ledger.flush([blockDelta(key('e'), 0, 0)], epoch, NOW, lapsed)).toEqual([key('e')]);
     const after = await ledger.open(key('e'), MONTH, await ledger.nextEpoch(), NOW);
     expect(after.reserved).toBe(130);
+  });
+
+  it('reads nothing before a flush sent while the lease holds, and reads the epochs past it', async () => {
+    const epoch = await ledger.nextEpoch();
+    await ledger.open(key('k'), MONTH, epoch, NOW);
+    const reads = await countedReads(() =>
+      ledger.flush([blockDelta(key('k'), 2), delta(key('k'), 1)], epoch, NOW, held),
+    );
+    const lateReads = await countedReads(() => ledger.flush([blockDelta(key('k'), 3)], epoch, NOW, lapsed));
+    expect({ reads, lateReads }).toEqual(fence === 'atomic' ? { reads: 0, lateReads: 0 } : { reads: 0, lateReads: 1 });
+    expect(await ledger.open(key('k'), MONTH, await ledger.nextEpoch(), NOW)).toMatchObject({ used: 6 });
   });
 
   /** An owner with 25 units reserved, whose key another node opens after its next flush read the epochs. */
@@ -118,7 +149,7 @@ describe.each<FenceMode>(['atomic', 'read-then-write'])('usage ledger with the %
     // The newer owner counts the 25 reserved units as used (their fate is unknown to it); the old owner must then
     // not give its 14 unused units back to the customer, or the customer could take them a second time.
     const old = await ownerAboutToBeOvertaken(key('f'));
-    expect(await ledger.flush([blockDelta(key('f'), 11, 11)], old, NOW, held)).toEqual([key('f')]);
+    expect(await ledger.flush([blockDelta(key('f'), 11, 11)], old, NOW, lapsed)).toEqual([key('f')]);
     expect(await ledger.open(key('f'), MONTH, await ledger.nextEpoch(), NOW)).toMatchObject({
       used: 25,
       reserved: 25,
@@ -147,7 +178,7 @@ describe.each<FenceMode>(['atomic', 'read-then-write'])('usage ledger with the %
     await ledger.open(key('i'), MONTH, old, NOW);
     const newer = await ledger.nextEpoch();
     await ledger.open(key('i'), MONTH, newer, NOW);
-    expect(await ledger.flush([delta(key('i'), 6)], old, NOW, held)).toEqual([]);
+    expect(await ledger.flush([delta(key('i'), 6)], old, NOW, lapsed)).toEqual([]);
     expect(await ledger.open(key('i'), MONTH, await ledger.nextEpoch(), NOW)).toMatchObject({ used: 6 });
   });
 
@@ -162,7 +193,7 @@ describe.each<FenceMode>(['atomic', 'read-then-write'])('usage ledger with the %
       await newerLedger.flush([delta(key('j'), 2, 7)], newer, NOW, held);
     });
     // The old owner's release names its own total (8); the newer owner's reservation (7, its own release) stays.
-    expect(await ledger.flush([delta(key('j'), 3, 8)], old, NOW, held)).toEqual([key('j')]);
+    expect(await ledger.flush([delta(key('j'), 3, 8)], old, NOW, lapsed)).toEqual([key('j')]);
     expect(await ledger.open(key('j'), MONTH, await ledger.nextEpoch(), NOW)).toMatchObject({
       used: 10,
       reserved: 10,

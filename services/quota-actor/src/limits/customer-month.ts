@@ -33,6 +33,9 @@ interface UsageFields {
   carried_over?: number;
 }
 
+/** What a share is made of: without `days` (a counter per day of the month), a document is a fraction of its size. */
+const SHARE_FIELDS = { key_id: 1, used: 1, reserved: 1, suggestions_used: 1, carried_over: 1 } as const;
+
 export interface CustomerMonthOptions {
   /** A customer's shares are read again when older than this, in the background (default 1 s). */
   refreshMs?: number;
@@ -119,7 +122,9 @@ export class CustomerMonth {
     const docs =
       keyIds.length === 0
         ? []
-        : await usage.find({ _id: { $in: keyIds.map((keyId) => monthlyUsageId(keyId, month)) } }).toArray();
+        : await usage
+            .find({ _id: { $in: keyIds.map((keyId) => monthlyUsageId(keyId, month)) } }, { projection: SHARE_FIELDS })
+            .toArray();
     const keys = new Map<string, KeyShare>();
     for (const doc of docs) {
       if (!doc) continue;

@@ -52,7 +52,7 @@ export interface UsageDelta {
  * Documents are addressed by `_id`. FerretDB runs a filter in SQLite only when it is `_id` alone, so reads and the
  * claim in open() use exactly that; the writes that must be conditional on the epoch (the fence) keep the
  * condition, which MongoDB checks on the `_id` index and FerretDB by reading the collection; flushes on FerretDB
- * check the epochs once per batch instead (FenceMode).
+ * rely on the lease while it holds and check the epochs once per batch past it (FenceMode).
  */
 export class UsageLedger {
   private epochRead: { wanted: Set<string>; result: Promise<Map<string, number>> } | undefined;
@@ -177,45 +177,60 @@ export class UsageLedger {
   async flush(deltas: UsageDelta[], epoch: number, nowMs: number, leaseHeld: () => boolean): Promise<string[]> {
     if (deltas.length === 0) return [];
     const ids = deltas.map((delta) => monthlyUsageId(delta.keyId, delta.month));
-    // read-then-write: one read of the collection finds the documents still ours, then writes go by `_id` alone.
-    // For counts against a reservation that is safe only while the lease is valid when the write is sent: a newer
-    // owner opens the key no earlier than the lease's expiry plus its margin. Past the lease they keep the epoch.
-    const precheck = this.fence === 'read-then-write' ? await this.ownedIds(ids, epoch) : undefined;
-    const ownedBefore = (index: number) => !precheck || precheck.has(ids[index]!);
-    let sent = 0;
-    const result = await this.write(async () => {
-      const leaseValid = leaseHeld();
-      const operations = deltas.flatMap((delta, index) => {
-        const id = ids[index]!;
-        const counts = countsOf(delta, nowMs);
-        const fenced = { _id: id, epoch };
-        const release = delta.releaseTo === undefined ? undefined : { reserved: delta.releaseTo };
-        if (!delta.againstReservation) {
-          const writes = [];
-          if (delta.used > 0 || delta.suggestions > 0)
-            writes.push({ updateOne: { filter: { _id: id }, update: counts } });
-          if (release && ownedBefore(index)) writes.push({ updateOne: { filter: fenced, update: { $set: release } } });
-          return writes;
-        }
-        if (!ownedBefore(index)) return [];
-        const keepsEpoch = precheck === undefined || release !== undefined || !leaseValid;
-        const update = release ? { ...counts, $set: { ...counts.$set, ...release } } : counts;
-        return [{ updateOne: { filter: keepsEpoch ? fenced : { _id: id }, update } }];
-      });
-      sent = operations.length;
-      return sent === 0 ? undefined : this.collection.bulkWrite(operations, { ordered: false });
+    if (this.fence === 'read-then-write') {
+      // While the lease is valid when the write is sent, no newer owner can have opened any of these keys (a newer
+      // owner's lease starts no earlier than ours ends, plus its margin), so everything goes by `_id` alone and
+      // nothing is read first: on FerretDB an `$in` read, like any filter but `_id` alone, reads the whole collection.
+      const result = await this.write(() =>
+        leaseHeld()
+          ? this.collection.bulkWrite(
+              deltas.map((delta, index) => ({
+                updateOne: { filter: { _id: ids[index]! }, update: withRelease(countsOf(delta, nowMs), delta) },
+              })),
+              { ordered: false },
+            )
+          : Promise.resolve(undefined),
+      );
+      if (result?.matchedCount === deltas.length) return [];
+      if (result) return this.fencedOf(deltas, ids, epoch);
+    }
+    // Past the lease (or on MongoDB, where the condition is free): what needs ownership keeps the epoch in its
+    // filter. On FerretDB one read first finds the documents still ours, so the others are not even sent.
+    const owned = this.fence === 'read-then-write' ? await this.ownedIds(ids, epoch) : undefined;
+    const operations = deltas.flatMap((delta, index) => {
+      const id = ids[index]!;
+      const mayBeOurs = !owned || owned.has(id);
+      const fenced = { _id: id, epoch };
+      if (delta.againstReservation) {
+        return mayBeOurs ? [{ updateOne: { filter: fenced, update: withRelease(countsOf(delta, nowMs), delta) } }] : [];
+      }
+      const writes = [];
+      if (delta.used > 0 || delta.suggestions > 0) {
+        writes.push({ updateOne: { filter: { _id: id }, update: countsOf(delta, nowMs) } });
+      }
+      if (delta.releaseTo !== undefined && mayBeOurs) {
+        writes.push({ updateOne: { filter: fenced, update: { $set: { reserved: delta.releaseTo } } } });
+      }
+      return writes;
     });
-    const needsOwnership = (index: number) =>
-      deltas[index]!.againstReservation === true || deltas[index]!.releaseTo !== undefined;
-    const droppedBefore = (index: number) => needsOwnership(index) && !ownedBefore(index);
-    if (!deltas.some((_, index) => droppedBefore(index)) && (result?.matchedCount ?? 0) === sent) return [];
-    // Rare: find which keys a newer owner took. Read again rather than trust the precheck: a newer owner may have
-    // opened a key since, and then its release did not land, and the caller must not give the reservation's unused
-    // part back to the customer (the newer owner counted it as used).
+    const result =
+      operations.length === 0
+        ? undefined
+        : await this.write(() => this.collection.bulkWrite(operations, { ordered: false }));
+    const skipped =
+      owned !== undefined && deltas.some((delta, index) => needsOwnership(delta) && !owned.has(ids[index]!));
+    if (!skipped && (result?.matchedCount ?? 0) === operations.length) return [];
+    return this.fencedOf(deltas, ids, epoch);
+  }
+
+  /**
+   * The keys whose writes that need ownership a newer owner holds, read again rather than taken from an earlier read:
+   * a newer owner may have opened a key since, and then its release did not land, and the caller must not give the
+   * reservation's unused part back to the customer (the newer owner counted it as used).
+   */
+  private async fencedOf(deltas: UsageDelta[], ids: string[], epoch: number): Promise<string[]> {
     const owned = await this.ownedIds(ids, epoch);
-    return deltas
-      .filter((_, index) => droppedBefore(index) || (needsOwnership(index) && !owned.has(ids[index]!)))
-      .map((delta) => delta.keyId);
+    return deltas.filter((delta, index) => needsOwnership(delta) && !owned.has(ids[index]!)).map((d) => d.keyId);
   }
 
   /**
@@ -267,10 +282,19 @@ export class UsageLedger {
 /**
  * How a fenced write can be made on this database. MongoDB checks `{_id, epoch}` on the `_id` index inside one
  * atomic update. FerretDB 1.24 reads the whole collection for any filter other than `_id` alone, per statement,
- * and applies updates as read-modify-write anyway (no atomicity to lose); there the ledger reads the epochs once
- * per flush round of the node (all its partitions together) and writes by `_id`.
+ * and applies updates as read-modify-write anyway (no atomicity to lose). There a flush sent while the owner's lease
+ * holds writes by `_id` alone (no newer owner can exist yet); one sent past it first reads the epochs, once per
+ * flush round of the node (all its partitions together), and sends only the writes of documents still its own.
  */
 export type FenceMode = 'atomic' | 'read-then-write';
+
+const needsOwnership = (delta: UsageDelta): boolean =>
+  delta.againstReservation === true || delta.releaseTo !== undefined;
+
+function withRelease(update: ReturnType<typeof countsOf>, delta: UsageDelta) {
+  if (delta.releaseTo !== undefined) update.$set.reserved = delta.releaseTo;
+  return update;
+}
 
 function countsOf(delta: UsageDelta, nowMs: number) {
   const inc: Record<string, number> = { used: delta.used, suggestions_used: delta.suggestions };
