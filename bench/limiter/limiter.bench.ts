@@ -15,7 +15,9 @@ export const LIMITER_TARGET_RATIO = 1.2;
 export interface LimiterSettings {
   concurrencies: number[];
   keys: number;
+  /** Warm-up of each run: at least warmupMs, then until the rate stops climbing, at most warmupMaxMs. */
   warmupMs: number;
+  warmupMaxMs: number;
   durationMs: number;
   runs: number;
 }
@@ -57,7 +59,7 @@ async function runClient(
 ): Promise<LimiterClientResult> {
   const path = join(workDir, `limiter-${config.target}-${config.concurrency}-${Date.now()}.json`);
   await writeFile(path, JSON.stringify(config));
-  const timeoutMs = config.warmupMs + config.durationMs + 120_000;
+  const timeoutMs = config.warmupMaxMs + config.durationMs + 120_000;
   let meter: CpuMeter | undefined;
   let cpu: CpuUsage | undefined;
   const result = await runCommand(
@@ -140,6 +142,7 @@ export async function runLimiterBench(
         const common = {
           concurrency,
           warmupMs: settings.warmupMs,
+          warmupMaxMs: settings.warmupMaxMs,
           durationMs: settings.durationMs,
         };
         for (const intent of ['forward', 'free'] as const) {

@@ -18,6 +18,7 @@ import { performance } from 'node:perf_hooks';
 import { connect } from 'nats';
 import type { CpuUsage } from '../lib/cpu-meter';
 import { SampleBuffer, summarize } from '../lib/stats';
+import { warmUntilSteady, type WarmUp } from '../load/warm-up';
 
 export interface LimiterClientConfig {
   target: 'actor' | 'gubernator';
@@ -27,7 +28,10 @@ export interface LimiterClientConfig {
    */
   intent: 'forward' | 'free';
   concurrency: number;
+  /** The warm-up lasts at least this long, then until the rate stops climbing (warmUntilSteady)... */
   warmupMs: number;
+  /** ...or this long at most. */
+  warmupMaxMs: number;
   durationMs: number;
   /** actor: key hashes; gubernator: the same keys' ids (any unique string per key). */
   keys: string[];
@@ -51,6 +55,8 @@ export interface LimiterClientResult {
   meanBatch: number;
   /** CPU of this client process during the window, % of one core. */
   clientCpuPercent: number;
+  /** Decisions per second of each 1 s warm-up window before the measured one. */
+  warmUp: WarmUp;
   /** Filled in by the orchestrator: every process's CPU during the window. */
   cpu?: CpuUsage;
 }
@@ -201,18 +207,10 @@ async function main(): Promise<void> {
   const rejected: Record<string, number> = {};
   let admitted = 0;
   let decisions = 0;
-  let batchesAtStart = 0;
-  const warmupEnds = performance.now() + config.warmupMs;
-  const windowEnds = warmupEnds + config.durationMs;
-  let measuring = false;
-  let cpuAtStart = process.cpuUsage();
-  const startTimer = setTimeout(() => {
-    measuring = true;
-    batchesAtStart = target.batches();
-    cpuAtStart = process.cpuUsage();
-    // The orchestrator measures the servers' CPU between these two lines.
-    process.stdout.write('LIMITER_WINDOW start\n');
-  }, config.warmupMs);
+  /** Every decision, warm-up included: the warm-up's windows are rated by it. */
+  let answered = 0;
+  let windowStarts = Number.POSITIVE_INFINITY;
+  let windowEnds = Number.POSITIVE_INFINITY;
 
   const worker = async () => {
     for (;;) {
@@ -221,15 +219,32 @@ async function main(): Promise<void> {
       const key = keys[Math.floor(Math.random() * keys.length)]!;
       const outcome = await target.decide(key);
       const ended = performance.now();
-      if (!measuring || started < warmupEnds || ended > windowEnds) continue;
+      answered++;
+      if (started < windowStarts || ended > windowEnds) continue;
       decisions++;
       samples.push(ended - started);
       if (outcome === true) admitted++;
       else rejected[outcome] = (rejected[outcome] ?? 0) + 1;
     }
   };
-  await Promise.all(Array.from({ length: config.concurrency }, () => worker()));
-  clearTimeout(startTimer);
+  const workers = Promise.all(Array.from({ length: config.concurrency }, () => worker()));
+  // The same rule as the gateway's targets: a Node actor runs code V8 has not optimized yet in its first seconds
+  // under load, a Go binary is steady at once, and a fixed warm-up would measure the actor's JIT against it.
+  const warmUp = await warmUntilSteady(
+    { windowSeconds: 1, minSeconds: config.warmupMs / 1000, maxSeconds: config.warmupMaxMs / 1000 },
+    async (seconds) => {
+      const before = answered;
+      await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+      return (answered - before) / seconds;
+    },
+  );
+  const batchesAtStart = target.batches();
+  const cpuAtStart = process.cpuUsage();
+  // The orchestrator measures the servers' CPU between these two lines.
+  process.stdout.write('LIMITER_WINDOW start\n');
+  windowStarts = performance.now();
+  windowEnds = windowStarts + config.durationMs;
+  await workers;
   process.stdout.write('LIMITER_WINDOW end\n');
   const cpu = process.cpuUsage(cpuAtStart);
   const batches = target.batches() - batchesAtStart;
@@ -248,6 +263,7 @@ async function main(): Promise<void> {
     batches,
     meanBatch: batches > 0 ? decisions / batches : Number.NaN,
     clientCpuPercent: Math.round(((cpu.user + cpu.system) / 1e6 / seconds) * 1000) / 10,
+    warmUp,
   };
   process.stdout.write(`LIMITER_JSON ${JSON.stringify(result)}\n`);
   await target.close();

@@ -44,7 +44,9 @@ function limiterMarkdown(section: LimiterSection): string[] {
     `Method: one Node client process per run (\`bench/limiter/limiter.client.ts\`), ${settings.keys} keys, C closed-loop ` +
       `workers each asking one decision for a random key and waiting for it; everything asked in one event-loop ` +
       `turn leaves together (DecisionClient: one NATS request per owning actor node once the owners are known; Gubernator: one gRPC GetRateLimits ` +
-      `of up to 1000). Every key is asked once before timing, then ${settings.warmupMs / 1000} s warm-up, then ` +
+      `of up to 1000). Every key is asked once before timing, then a warm-up of 1 s windows until the rate stops ` +
+      `climbing (at least ${settings.warmupMs / 1000} s, at most ${settings.warmupMaxMs / 1000} s: the rule of the ` +
+      `gateway's targets, listed below), then ` +
       `${settings.durationMs / 1000} s measured; ${settings.runs} run(s) per target, interleaved; each figure is ` +
       `the better of the runs. The actor decides either the full \`forward\` verdict (key, address, rate, provider, ` +
       `path, account, and the month's usage of the metered business plan, 100 rps / burst 200, written to MongoDB ` +
@@ -89,6 +91,13 @@ function limiterMarkdown(section: LimiterSection): string[] {
           `${pct(figures.admittedShare)} | ${meanBatch(figures)} | ${ratioCell(throughput)} | ${ratioCell(p99)} | ${target} |`,
       );
     }
+  }
+  lines.push('', 'Warm-up of the first run, decisions/s per 1 s window:', '');
+  for (const row of section.rows) {
+    const warmed = (figures: LimiterTargetFigures | null) => warmUpText(figures?.runs[0]?.warmUp);
+    lines.push(`- C=${row.concurrency}, actor forward: ${warmed(row.actor)}`);
+    lines.push(`- C=${row.concurrency}, actor rate-only: ${warmed(row.actorRateOnly)}`);
+    if (row.gubernator) lines.push(`- C=${row.concurrency}, Gubernator: ${warmed(row.gubernator)}`);
   }
   lines.push(
     '',
