@@ -228,8 +228,8 @@ async function main(): Promise<void> {
     }
   };
   const workers = Promise.all(Array.from({ length: config.concurrency }, () => worker()));
-  // The same rule as the gateway's targets: a Node actor runs code V8 has not optimized yet in its first seconds
-  // under load, a Go binary is steady at once, and a fixed warm-up would measure the actor's JIT against it.
+  // The same rule as the gateway's targets: neither target is steady at once (the actor runs code V8 has not
+  // optimized yet, and Gubernator's rate climbed for several seconds too), so a fixed warm-up measured both early.
   const warmUp = await warmUntilSteady(
     { windowSeconds: 1, minSeconds: config.warmupMs / 1000, maxSeconds: config.warmupMaxMs / 1000 },
     async (seconds) => {
