@@ -16,7 +16,7 @@ import {
   type ProviderId,
   type Store,
 } from '@gateway/store';
-import { testDatabaseUri } from './harness';
+import { countFinds, testDatabaseUri } from './harness';
 
 jest.setTimeout(30_000);
 
@@ -496,6 +496,74 @@ describe('store', () => {
       expect(await store.decisions.loadDecisionRecord(hashApiKey('dg_live_unknown'))).toBeNull();
       expect(await store.decisions.loadDecisionRecord('not-a-hash')).toBeNull();
       expect(await store.decisions.loadDecisionRecord(secret)).toBeNull();
+    });
+
+    it('loads many keys in one batch as each alone, in a few queries, and rejects only a key whose plan is missing', async () => {
+      const named = await newCustomer('batch-named', 'growth');
+      const followers = [await newCustomer('batch-follow-a', 'business'), await newCustomer('batch-follow-b')];
+      const namedConnections = [];
+      for (let i = 0; i < 3; i += 1)
+        namedConnections.push((await newConnection('video-ads', named.customer_id)).record);
+      const followed = [];
+      for (const follower of followers) {
+        const oldest = await newConnection('video-ads', follower.customer_id);
+        const revoked = await newConnection('marketplace', follower.customer_id);
+        await store.connections.setStatus(revoked.record.account_id, 'revoked');
+        const regrant = await newConnection('marketplace', follower.customer_id);
+        await store.connections.setStatus(regrant.record.account_id, 'needs_regrant');
+        followed.push([oldest.record.account_id, regrant.record.account_id]);
+      }
+      const hashes: string[] = [];
+      for (let i = 0; i < 20; i += 1) {
+        const accountIds = namedConnections.slice(i % 3).map((record) => record.account_id);
+        hashes.push((await newKey(accountIds, { customerId: named.customer_id })).key.hash);
+      }
+      for (const [index, follower] of followers.entries()) {
+        const created = await store.apiKeys.create({
+          customer_id: follower.customer_id,
+          name: 'assistant',
+          providers: index === 0 ? ['video-ads', 'marketplace'] : ['video-ads'],
+          follows_connections: true,
+        });
+        secrets.push(created.secret);
+        hashes.push(created.key.hash);
+      }
+      const orphan = await newCustomer('batch-orphan', 'growth');
+      const orphanKey = (await newKey([], { customerId: orphan.customer_id })).key.hash;
+      await store.connection
+        .db!.collection<{ _id: string; plan: string }>('customers')
+        .updateOne({ _id: orphan.customer_id }, { $set: { plan: 'no-such-plan' } });
+      const unknown = hashApiKey('dg_live_not_a_key_of_this_store');
+      const asked = [...hashes, orphanKey, unknown, 'not-a-hash', hashes[0]!];
+
+      const queries = countFinds(store.connection);
+      const outcomes = await store.decisions.loadDecisionRecords(asked);
+      const sent = queries.stop();
+
+      // One `$in` for the 23 keys (past 16 ids); one `{ _id }` query for each of the 4 customers, 3 named connections
+      // and 4 plans (up to 16); one query for the followers' connections. Loaded one by one: 4 or more a key.
+      expect(sent).toBe(1 + 4 + 3 + 1 + 4);
+      expect([...outcomes.keys()].sort()).toEqual([...new Set(asked)].sort());
+      for (const hash of hashes) {
+        expect(outcomes.get(hash)).toEqual({
+          status: 'fulfilled',
+          value: await store.decisions.loadDecisionRecord(hash),
+        });
+      }
+      const [followerA, followerB] = hashes.slice(20).map((hash) => outcomes.get(hash));
+      expect(followerA).toMatchObject({ status: 'fulfilled', value: { account_ids: followed[0] } });
+      expect(followerB).toMatchObject({ status: 'fulfilled', value: { account_ids: [followed[1]![0]] } });
+      expect(outcomes.get(hashes[1]!)).toMatchObject({
+        status: 'fulfilled',
+        value: {
+          account_ids: namedConnections.slice(1).map((record) => record.account_id),
+          plan: DEFAULT_PLANS.growth,
+        },
+      });
+      expect(outcomes.get(orphanKey)).toMatchObject({ status: 'rejected', reason: { code: 'integrity' } });
+      await expect(store.decisions.loadDecisionRecord(orphanKey)).rejects.toMatchObject({ code: 'integrity' });
+      expect(outcomes.get(unknown)).toEqual({ status: 'fulfilled', value: null });
+      expect(outcomes.get('not-a-hash')).toEqual({ status: 'fulfilled', value: null });
     });
   });
 

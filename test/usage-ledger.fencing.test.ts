@@ -1,6 +1,6 @@
 import { openStore, type Store } from '@gateway/store';
 import { fenceModeOf, FencedError, UsageLedger, type FenceMode } from '../services/quota-actor/src/limits/usage-ledger';
-import { testDatabaseUri } from './harness';
+import { countFinds, testDatabaseUri } from './harness';
 
 /**
  * The usage ledger's fence in both of its modes against the MongoDB-wire server of the tests: an owner that lost
@@ -29,22 +29,14 @@ function beforeNextBulkWrite(step: () => Promise<unknown>): void {
 
 /** How many finds `step` sent to monthly_usage. */
 async function countedReads(step: () => Promise<unknown>): Promise<number> {
-  const prototype = Object.getPrototypeOf(store.connection.db!.collection('monthly_usage')) as Record<
-    string,
-    (...args: unknown[]) => unknown
-  >;
-  const original = prototype.find!;
-  let reads = 0;
-  prototype.find = function (this: unknown, ...args: unknown[]) {
-    reads++;
-    return original.apply(this, args);
-  };
+  const reads = countFinds(store.connection);
+  let counted = 0;
   try {
     await step();
   } finally {
-    prototype.find = original;
+    counted = reads.stop();
   }
-  return reads;
+  return counted;
 }
 
 beforeAll(async () => {

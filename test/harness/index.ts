@@ -65,6 +65,7 @@ export function startTestService(
   );
 }
 
+export { countFinds } from './find-counter';
 export { rawRequest } from './raw-http';
 export { startOAuthWithMcp } from './oauth-stack';
 export type { RawResponse } from './raw-http';

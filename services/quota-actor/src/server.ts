@@ -15,6 +15,7 @@ import type { Config } from './config';
 import { CustomerAllowance } from './limits/customer-allowance';
 import { CustomerMonth } from './limits/customer-month';
 import { fenceModeOf, UsageLedger } from './limits/usage-ledger';
+import { CoalescedKeyLoader } from './partition/coalesced-key-loader';
 import { ActorNode } from './ownership/actor.node';
 
 export interface QuotaActor {
@@ -61,7 +62,7 @@ export async function startQuotaActor(config: Config, logger: Logger): Promise<Q
     },
     {
       nc,
-      loader: new KeyDecisionLoader(store.connection),
+      loader: new CoalescedKeyLoader(new KeyDecisionLoader(store.connection)),
       ledger: new UsageLedger(store.connection, fence),
       allowance: new CustomerAllowance(store.connection, (customerId, month, kind) =>
         customerMonth.unitsBefore(customerId, month, kind),
