@@ -5,7 +5,6 @@ import {
   type DecisionBatchReply,
   type Verdict,
 } from '@gateway/decisions';
-import type { KeyDecisionLoader } from '@gateway/store';
 import { withConsumerSpan, type Logger } from '@gateway/telemetry';
 import { RequestStrategy, type Msg, type NatsConnection, type Subscription } from 'nats';
 import type { CustomerAllowance } from '../limits/customer-allowance';
@@ -14,6 +13,7 @@ import type { UsageLedger } from '../limits/usage-ledger';
 import { PartitionActor } from '../partition/partition.actor';
 import { LeaseTable } from './lease-table';
 import { Membership } from './membership';
+import type { KeyRecordSource } from '../partition/coalesced-key-loader';
 
 export interface ActorNodeOptions {
   nodeId: string;
@@ -41,7 +41,7 @@ function customerFlushSubject(prefix: string): string {
 
 export interface ActorNodeDeps {
   nc: NatsConnection;
-  loader: Pick<KeyDecisionLoader, 'loadDecisionRecord'>;
+  loader: KeyRecordSource;
   ledger: UsageLedger;
   allowance: CustomerAllowance;
   customerMonth: CustomerMonth;

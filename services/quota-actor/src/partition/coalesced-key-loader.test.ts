@@ -82,4 +82,29 @@ describe('CoalescedKeyLoader', () => {
     expect(store.batches.flat()).toEqual(hashes);
     expect(answers.map((answer) => answer?.key_id)).toEqual(hashes.map((hash) => `key-${hash}`));
   });
+
+  it('gathers the refreshes asked for within the window into one load', async () => {
+    const store = recordingStore();
+    const loader = new CoalescedKeyLoader(store, 50);
+
+    const first = loader.refreshDecisionRecord('a');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const second = loader.refreshDecisionRecord('b');
+    expect(store.batches).toEqual([]);
+
+    expect((await Promise.all([first, second])).map((answer) => answer?.key_id)).toEqual(['key-a', 'key-b']);
+    expect(store.batches).toEqual([['a', 'b']]);
+  });
+
+  it('takes the waiting refreshes along with a load a decision waits on, and waits no longer for them', async () => {
+    const store = recordingStore();
+    const loader = new CoalescedKeyLoader(store, 60_000);
+
+    const refreshed = loader.refreshDecisionRecord('a');
+    const loaded = await loader.loadDecisionRecord('b');
+
+    expect(loaded?.key_id).toBe('key-b');
+    expect((await refreshed)?.key_id).toBe('key-a');
+    expect(store.batches).toEqual([['a', 'b']]);
+  });
 });

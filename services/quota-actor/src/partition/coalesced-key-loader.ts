@@ -1,7 +1,21 @@
 import type { KeyDecisionLoader, KeyDecisionRecord } from '@gateway/store';
 
+/** Where the partitions get key records: at once for a key a decision waits on, at leisure for a refresh. */
+export interface KeyRecordSource {
+  loadDecisionRecord(hash: string): Promise<KeyDecisionRecord | null>;
+  /** The periodic reload of a key in use (a safety net behind key_changed): may wait to be loaded with others. */
+  refreshDecisionRecord(hash: string): Promise<KeyDecisionRecord | null>;
+}
+
 /** The most hashes one load asks for: bounds the size of its `$in` queries. */
 const MAX_LOAD = 256;
+
+/**
+ * How long a refresh waits for others. Keys come due for refresh one by one (each at its own point of the interval,
+ * key-entry.ts), so refreshes gathered over a second share their customers' and plans' lookups, and past 16 keys
+ * their keys' too; a second more on a minute's safety net changes nothing a customer sees.
+ */
+export const REFRESH_GATHER_MS = 1_000;
 
 interface Waiter {
   resolve: (record: KeyDecisionRecord | null) => void;
@@ -9,31 +23,46 @@ interface Waiter {
 }
 
 /**
- * Gathers the key loads asked for in one event-loop turn, by every partition of the node, into one batch load
- * (KeyDecisionLoader.loadDecisionRecords): keys come due together (a new owner's first batches, refreshes after a
- * pause in a key's traffic), and one load of a hundred keys costs a few queries where a hundred loads cost four
+ * Gathers the key loads of the node's partitions into batch loads (KeyDecisionLoader.loadDecisionRecords): the loads
+ * asked for in one event-loop turn (a new owner's first batches), with the refreshes waiting at that moment; and
+ * refreshes over REFRESH_GATHER_MS. One load of a hundred keys costs a few queries where a hundred loads cost four
  * each, on both sides of the database connection.
  */
-export class CoalescedKeyLoader {
+export class CoalescedKeyLoader implements KeyRecordSource {
   private pending = new Map<string, Waiter[]>();
-  private scheduled = false;
+  private immediate: NodeJS.Immediate | undefined;
+  private timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly loader: Pick<KeyDecisionLoader, 'loadDecisionRecords'>) {}
+  constructor(
+    private readonly loader: Pick<KeyDecisionLoader, 'loadDecisionRecords'>,
+    private readonly refreshGatherMs = REFRESH_GATHER_MS,
+  ) {}
 
   loadDecisionRecord(hash: string): Promise<KeyDecisionRecord | null> {
+    const loaded = this.wait(hash);
+    this.immediate ??= setImmediate(() => this.loadPending());
+    return loaded;
+  }
+
+  refreshDecisionRecord(hash: string): Promise<KeyDecisionRecord | null> {
+    const loaded = this.wait(hash);
+    this.timer ??= setTimeout(() => this.loadPending(), this.refreshGatherMs).unref();
+    return loaded;
+  }
+
+  private wait(hash: string): Promise<KeyDecisionRecord | null> {
     return new Promise((resolve, reject) => {
       const waiters = this.pending.get(hash);
       if (waiters === undefined) this.pending.set(hash, [{ resolve, reject }]);
       else waiters.push({ resolve, reject });
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => this.loadPending());
-      }
     });
   }
 
   private loadPending(): void {
-    this.scheduled = false;
+    clearImmediate(this.immediate);
+    clearTimeout(this.timer);
+    this.immediate = undefined;
+    this.timer = undefined;
     const batch = this.pending;
     this.pending = new Map();
     const hashes = [...batch.keys()];

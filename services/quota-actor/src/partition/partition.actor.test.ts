@@ -53,7 +53,7 @@ function actorWith(record: KeyDecisionRecord) {
     nc: {} as NatsConnection,
     nodeId: 'node-a',
     subjectPrefix: 'gw.test',
-    loader: { loadDecisionRecord: async () => record },
+    loader: { loadDecisionRecord: async () => record, refreshDecisionRecord: async () => record },
     ledger,
     allowance,
     customerMonth: { peek: () => undefined, read: async () => undefined } as unknown as CustomerMonth,

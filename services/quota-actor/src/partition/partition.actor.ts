@@ -11,7 +11,8 @@ import {
   type DecisionRequest,
   type Verdict,
 } from '@gateway/decisions';
-import type { KeyDecisionLoader, KeyDecisionRecord } from '@gateway/store';
+import type { KeyDecisionRecord } from '@gateway/store';
+import type { KeyRecordSource } from './coalesced-key-loader';
 import { setSafeAttributes, withConsumerSpan, type Logger } from '@gateway/telemetry';
 import { headers as natsHeaders, type Msg, type NatsConnection, type Subscription } from 'nats';
 import { monthOf } from '../limits/calendar';
@@ -30,7 +31,7 @@ export interface PartitionActorDeps {
   /** Named in every answer, so callers send this partition's next batches to the node's own subject. */
   nodeId: string;
   subjectPrefix: string;
-  loader: Pick<KeyDecisionLoader, 'loadDecisionRecord'>;
+  loader: KeyRecordSource;
   ledger: UsageLedger;
   /** The customer's monthly allowance, shared by all its keys on every node (block mode, suggestions). */
   allowance: CustomerAllowance;
@@ -416,7 +417,7 @@ export class PartitionActor {
 
   private async refresh(hash: string): Promise<void> {
     try {
-      const record = await this.deps.loader.loadDecisionRecord(hash);
+      const record = await this.deps.loader.refreshDecisionRecord(hash);
       // Applied in the partition's queue, between decisions, never in the middle of one.
       this.enqueue(async () => {
         const before = this.entries.get(hash)?.record;
