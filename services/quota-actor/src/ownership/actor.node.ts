@@ -10,10 +10,10 @@ import { RequestStrategy, type Msg, type NatsConnection, type Subscription } fro
 import type { CustomerAllowance } from '../limits/customer-allowance';
 import type { CustomerMonth } from '../limits/customer-month';
 import type { UsageLedger } from '../limits/usage-ledger';
+import type { KeyRecordSource } from '../partition/coalesced-key-loader';
 import { PartitionActor } from '../partition/partition.actor';
 import { LeaseTable } from './lease-table';
 import { Membership } from './membership';
-import type { KeyRecordSource } from '../partition/coalesced-key-loader';
 
 export interface ActorNodeOptions {
   nodeId: string;

@@ -12,7 +12,6 @@ import {
   type Verdict,
 } from '@gateway/decisions';
 import type { KeyDecisionRecord } from '@gateway/store';
-import type { KeyRecordSource } from './coalesced-key-loader';
 import { setSafeAttributes, withConsumerSpan, type Logger } from '@gateway/telemetry';
 import { headers as natsHeaders, type Msg, type NatsConnection, type Subscription } from 'nats';
 import { monthOf } from '../limits/calendar';
@@ -25,6 +24,7 @@ import { applyRecord, buildKeyEntry, refreshAfterMs, type KeyEntry } from './key
 import type { RateLimiterStart } from '../limits/rate-limiter';
 import { decideForKey, type UsageAccess } from './key-decider';
 import { AnsweredBatches } from './answered-batches';
+import type { KeyRecordSource } from './coalesced-key-loader';
 
 export interface PartitionActorDeps {
   nc: NatsConnection;
