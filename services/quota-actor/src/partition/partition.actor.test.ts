@@ -6,7 +6,7 @@ import type { CustomerAllowance } from '../limits/customer-allowance';
 import type { CustomerMonth } from '../limits/customer-month';
 import type { UsageDelta, UsageLedger } from '../limits/usage-ledger';
 import type { HeldLease } from '../ownership/lease-table';
-import { PartitionActor } from './partition.actor';
+import { PartitionActor, type PartitionActorDeps } from './partition.actor';
 
 type Span = Parameters<PartitionActor['decideInQueue']>[1];
 const span = { isRecording: () => false } as unknown as Span;
@@ -29,7 +29,7 @@ function keyRecord(overrides: Partial<KeyDecisionRecord['plan']> = {}): KeyDecis
  * A partition actor over a ledger and an allowance in memory; `onDecision` lets a test act between a batch's
  * decisions and its answer (here: the lease running out, as it does when the node is starved of CPU).
  */
-function actorWith(record: KeyDecisionRecord) {
+function actorWith(record: KeyDecisionRecord, overrides: Partial<PartitionActorDeps> = {}) {
   const lease: HeldLease = { partition: 0, epoch: 1, revision: 1, validUntil: Date.now() + 60_000 };
   const given = { suggestions: 0 };
   const hooks: { onDecision?: () => void } = {};
@@ -62,6 +62,7 @@ function actorWith(record: KeyDecisionRecord) {
     negativeTtlMs: 60_000,
     recordTtlMs: 60_000,
     onDecision: () => hooks.onDecision?.(),
+    ...overrides,
   });
   return { actor, lease, given, hooks, flushed };
 }
@@ -153,5 +154,30 @@ describe('partition actor', () => {
 
     expect(await actor.decideInQueue(forwards, span)).toBe(first);
     expect((await usedNow(actor, 'edge.2')).used).toBe(1);
+  });
+
+  it('logs nothing for a key refresh that fails after the partition stopped (the store may be closing)', async () => {
+    const logger = createLogger('test', 'silent');
+    const warn = jest.spyOn(logger, 'warn');
+    let failRefresh: (error: Error) => void = () => undefined;
+    const refreshDecisionRecord = () =>
+      new Promise<KeyDecisionRecord | null>((_resolve, reject) => {
+        failRefresh = reject;
+      });
+    const record = keyRecord();
+    const { actor } = actorWith(record, {
+      logger,
+      recordTtlMs: 1,
+      loader: { loadDecisionRecord: async () => record, refreshDecisionRecord },
+    });
+    await usedNow(actor, 'edge.1');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    await usedNow(actor, 'edge.2'); // past its refresh interval: the key's refresh starts and waits
+
+    await actor.stop();
+    failRefresh(new Error('client was closed'));
+    await new Promise((resolve) => setImmediate(resolve));
+
+    expect(warn).not.toHaveBeenCalled();
   });
 });

@@ -418,6 +418,8 @@ export class PartitionActor {
   private async refresh(hash: string): Promise<void> {
     try {
       const record = await this.deps.loader.refreshDecisionRecord(hash);
+      // A refresh waits to be loaded with others (CoalescedKeyLoader): the partition may have stopped meanwhile.
+      if (this.stopped) return;
       // Applied in the partition's queue, between decisions, never in the middle of one.
       this.enqueue(async () => {
         const before = this.entries.get(hash)?.record;
@@ -428,7 +430,10 @@ export class PartitionActor {
         }
       });
     } catch (error) {
-      this.deps.logger.warn({ err: error, partition: this.partition }, 'background key refresh failed');
+      // After stop() the store may be closing under a pending refresh, a safety net that nobody needs any more.
+      if (!this.stopped) {
+        this.deps.logger.warn({ err: error, partition: this.partition }, 'background key refresh failed');
+      }
     }
   }
 
