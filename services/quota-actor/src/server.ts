@@ -1,5 +1,5 @@
 import { connectNats, type Verdict } from '@gateway/decisions';
-import { openStore, KeyDecisionLoader, type Store } from '@gateway/store';
+import { openStore, type Store } from '@gateway/store';
 import {
   counterSeries,
   createCounter,
@@ -62,7 +62,7 @@ export async function startQuotaActor(config: Config, logger: Logger): Promise<Q
     },
     {
       nc,
-      loader: new CoalescedKeyLoader(new KeyDecisionLoader(store.connection)),
+      loader: new CoalescedKeyLoader(store.decisions),
       ledger: new UsageLedger(store.connection, fence),
       allowance: new CustomerAllowance(store.connection, (customerId, month, kind) =>
         customerMonth.unitsBefore(customerId, month, kind),
