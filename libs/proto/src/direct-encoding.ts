@@ -9,17 +9,13 @@ import { Enum, MapField, Root, Type } from 'protobufjs';
  * long as the contract has no enum and no 64-bit field: assertEncodesAsBuilt checks that when the contract loads.
  * Decoding stays proto-loader's (toObject with LOADER_OPTIONS), so every handler receives the same objects.
  */
-export function encodeDirectly(definition: PackageDefinition, serviceName: string, protoRoot: string, file: string) {
-  const root = new Root();
-  root.resolvePath = (_origin, target) => `${protoRoot}/${target}`;
-  root.loadSync(file, { keepCase: true });
-  root.resolveAll();
+export function encodeDirectly(definition: PackageDefinition, serviceName: string, root: Root): void {
   const service = root.lookupService(serviceName);
   const methods = definition[serviceName] as ServiceDefinition;
   for (const [name, method] of Object.entries(methods)) {
     const protoMethod = service.methods[name];
     if (!protoMethod?.resolvedRequestType || !protoMethod.resolvedResponseType) {
-      throw new Error(`${serviceName}.${name} is not in ${file}`);
+      throw new Error(`${serviceName}.${name} is not in the contract`);
     }
     const request = protoMethod.resolvedRequestType;
     const response = protoMethod.resolvedResponseType;
@@ -28,6 +24,15 @@ export function encodeDirectly(definition: PackageDefinition, serviceName: strin
     (method as { requestSerialize: (value: object) => Buffer }).requestSerialize = serializer(request);
     (method as { responseSerialize: (value: object) => Buffer }).responseSerialize = serializer(response);
   }
+}
+
+/** The contract's reflection, as protobufjs reads the same file proto-loader loaded. */
+export function loadContractRoot(protoRoot: string, file: string): Root {
+  const root = new Root();
+  root.resolvePath = (_origin, target) => `${protoRoot}/${target}`;
+  root.loadSync(file, { keepCase: true });
+  root.resolveAll();
+  return root;
 }
 
 function serializer(type: Type): (value: object) => Buffer {

@@ -1,20 +1,25 @@
 import { credentials, loadPackageDefinition, type ChannelOptions } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
 import { join } from 'node:path';
-import { encodeDirectly } from './direct-encoding';
+import { encodeDirectly, loadContractRoot } from './direct-encoding';
+import { useCompiledCodecs } from './reflected-codec';
 import { LOADER_OPTIONS } from './loader-options';
 import type { ProtoGrpcType } from './generated/provider_proxy';
 import type { ProviderProxyClient, ProviderProxyDefinition } from './generated/gateway/provider/v1/ProviderProxy';
 
 const PROTO_ROOT = join(__dirname, '..', 'proto');
 const CONTRACT_FILE = 'gateway/provider/v1/provider_proxy.proto';
+const SERVICE = 'gateway.provider.v1.ProviderProxy';
 
 let cached: ProtoGrpcType | undefined;
 
 function loadContract(): ProtoGrpcType {
   if (cached) return cached;
   const definition = loadSync(CONTRACT_FILE, { ...LOADER_OPTIONS, includeDirs: [PROTO_ROOT] });
-  encodeDirectly(definition, 'gateway.provider.v1.ProviderProxy', PROTO_ROOT, CONTRACT_FILE);
+  const root = loadContractRoot(PROTO_ROOT, CONTRACT_FILE);
+  encodeDirectly(definition, SERVICE, root);
+  // Every forwarded request's frames, both ways: see reflected-codec.ts.
+  useCompiledCodecs(definition, SERVICE, 'Exchange', root);
   cached = loadPackageDefinition(definition) as unknown as ProtoGrpcType;
   return cached;
 }
