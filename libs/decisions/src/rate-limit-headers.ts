@@ -5,35 +5,34 @@ import type { QuotaState, RateState } from './verdict';
  * the rate (the key's bucket: q requests, refilled within w seconds) and one for the monthly quota, e.g.
  *   RateLimit-Policy: "rate";q=10;w=2, "monthly";q=10000;w=2592000
  *   RateLimit: "rate";r=9;t=1, "monthly";r=9990;t=735072
+ * Rendered on every forwarded answer, so built as two strings without intermediate lists.
  */
 export function rateLimitHeaders(rate: RateState | undefined, quota: QuotaState | undefined): Record<string, string> {
-  const policies: string[] = [];
-  const states: string[] = [];
-  if (rate) {
-    policies.push(`"rate";q=${rate.limit};w=${rate.windowSeconds}`);
-    states.push(`"rate";r=${rate.remaining};t=${rate.resetSeconds}`);
+  if (rate && quota) {
+    return {
+      'RateLimit-Policy': `${ratePolicy(rate)}, ${monthlyPolicy(quota)}`,
+      RateLimit: `${rateState(rate)}, ${monthlyState(quota)}`,
+    };
   }
-  if (quota) {
-    policies.push(`"monthly";q=${quota.limit};w=${monthWindowSeconds()}`);
-    states.push(`"monthly";r=${quota.remaining};t=${quota.resetSeconds}`);
-  }
-  if (policies.length === 0) return {};
-  return { 'RateLimit-Policy': policies.join(', '), RateLimit: states.join(', ') };
+  if (rate) return { 'RateLimit-Policy': ratePolicy(rate), RateLimit: rateState(rate) };
+  if (quota) return { 'RateLimit-Policy': monthlyPolicy(quota), RateLimit: monthlyState(quota) };
+  return {};
 }
 
-let cachedMonth = '';
-let cachedWindow = 0;
+const ratePolicy = (rate: RateState) => `"rate";q=${rate.limit};w=${rate.windowSeconds}`;
+const rateState = (rate: RateState) => `"rate";r=${rate.remaining};t=${rate.resetSeconds}`;
+const monthlyPolicy = (quota: QuotaState) => `"monthly";q=${quota.limit};w=${monthWindowSeconds(Date.now())}`;
+const monthlyState = (quota: QuotaState) => `"monthly";r=${quota.remaining};t=${quota.resetSeconds}`;
 
-/** Length of the current calendar month (UTC) in seconds. */
-function monthWindowSeconds(): number {
-  const now = new Date();
-  const month = `${now.getUTCFullYear()}-${now.getUTCMonth()}`;
-  if (month !== cachedMonth) {
-    cachedMonth = month;
-    cachedWindow =
-      (Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1) -
-        Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)) /
-      1000;
+let monthStart = 0;
+let nextMonthStart = 0;
+
+/** Length of the calendar month (UTC) of `now` in seconds; computed again only when a month boundary is crossed. */
+export function monthWindowSeconds(now: number): number {
+  if (now < monthStart || now >= nextMonthStart) {
+    const date = new Date(now);
+    monthStart = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+    nextMonthStart = Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
   }
-  return cachedWindow;
+  return (nextMonthStart - monthStart) / 1000;
 }

@@ -78,7 +78,9 @@ export function createGatewayHandler(deps: GatewayDeps) {
 
     const keyHash = hashApiKey(apiKey);
     const ip = deps.clientAddress(req.socket.remoteAddress, headerValue(req.headers['x-forwarded-for']));
-    const traceparent = currentTraceparent();
+    // The trace context the request runs in: its traceparent goes to the actor, all of it to provider-proxy.
+    const traceContext = currentTraceContext();
+    const traceparent = traceContext['traceparent'];
     const span = trace.getActiveSpan();
     const isGet = req.method === 'GET';
 
@@ -137,7 +139,7 @@ export function createGatewayHandler(deps: GatewayDeps) {
           method: endpoint!.method,
           body,
         };
-        forward(deps, req, res, requestId, keyHash, verdict, call);
+        forward(deps, req, res, requestId, keyHash, verdict, call, traceContext);
       });
     };
     // The hot path: a GET without a body is decided at once. A body is read and checked first, and only on an
@@ -169,10 +171,9 @@ function forward(
   keyHash: string,
   verdict: Extract<Verdict, { ok: true }>,
   call: ForwardCall,
+  traceContext: Record<string, string>,
 ): void {
   const headers = limitHeaders(verdict);
-  const traceContext: Record<string, string> = {};
-  propagation.inject(context.active(), traceContext);
   let headSent = false;
   let out: NodeJS.WritableStream = res;
   /** Body bytes written while the client was behind, granted back to provider-proxy on 'drain'. */
@@ -406,10 +407,10 @@ function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(',') : value;
 }
 
-function currentTraceparent(): string | undefined {
+function currentTraceContext(): Record<string, string> {
   const carrier: Record<string, string> = {};
   propagation.inject(context.active(), carrier);
-  return carrier['traceparent'];
+  return carrier;
 }
 
 /** GET /v1/deprecations/{provider}/{version}: the human-readable page the Link header of a retiring version names. */
