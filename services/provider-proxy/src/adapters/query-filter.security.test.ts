@@ -1,4 +1,4 @@
-import { appendParams, filterQuery, normaliseName, ownedBodyField } from './query-filter';
+import { appendParams, filterQuery, normaliseName, normaliseSpelling, ownedBodyField } from './query-filter';
 
 const VIDEO_ADS_OWNED: ReadonlySet<string> = new Set(['app_id', 'secret', 'access_token']);
 
@@ -72,6 +72,42 @@ describe('query filter', () => {
   it('does not throw on broken escapes', () => {
     expect(kept('a=%&b%zz=1&%E0%A4%A=2')).toBe('a=%&b%zz=1&%E0%A4%A=2');
     expect(normaliseName('%E0%A4%A')).toBe('%e0%a4%a');
+  });
+
+  it('reads a plain lower-case name as every step would, without taking them', () => {
+    const alphabet = [
+      'a',
+      'z',
+      '0',
+      '9',
+      '_',
+      '.',
+      '-',
+      'A',
+      '%',
+      '5F',
+      '+',
+      '[',
+      ']',
+      ' ',
+      '\u0000',
+      '\u0001',
+      'ａ',
+      'é',
+      '~',
+    ];
+    let seed = 7;
+    const next = () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+    let plain = 0;
+    for (let i = 0; i < 5_000; i++) {
+      const length = Math.floor(next() * 12);
+      const pool = next() < 0.5 ? alphabet.slice(0, 7) : alphabet;
+      let name = '';
+      for (let j = 0; j < length; j++) name += pool[Math.floor(next() * pool.length)];
+      if (/^[a-z0-9_.-]*$/.test(name)) plain += 1;
+      expect(normaliseName(name)).toBe(normaliseSpelling(name));
+    }
+    expect(plain).toBeGreaterThan(2_000);
   });
 
   it('appends the service parameters percent-encoded', () => {

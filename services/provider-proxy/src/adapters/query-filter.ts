@@ -45,8 +45,16 @@ function nameOf(segment: string): string {
   return equals === -1 ? segment : segment.slice(0, equals);
 }
 
+/** Names that every step of normaliseSpelling leaves as they are: most names of most requests. */
+const PLAIN_NAME = /^[a-z0-9_.-]*$/;
+
 /** The name as a lenient server might read it. Exported for tests. */
 export function normaliseName(name: string): string {
+  return PLAIN_NAME.test(name) ? name : normaliseSpelling(name);
+}
+
+/** Every step of normaliseName, for any name (exported for the test that holds the two equal). */
+export function normaliseSpelling(name: string): string {
   let current = name;
   for (let round = 0; round < MAX_DECODE_ROUNDS; round++) {
     const decoded = lenientDecode(current.replace(/\+/g, ' '));
