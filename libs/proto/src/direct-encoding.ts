@@ -7,7 +7,8 @@ import { Enum, MapField, Root, Type } from 'protobufjs';
  * base64). On the hot path that copy was a second walk of every frame (a few µs per request at edge-auth in a CPU
  * profile). Our callers build their messages from the generated types, which already hold what encode writes, as
  * long as the contract has no enum and no 64-bit field: assertEncodesAsBuilt checks that when the contract loads.
- * Decoding stays proto-loader's (toObject with LOADER_OPTIONS), so every handler receives the same objects.
+ * Decoding stays proto-loader's (toObject with LOADER_OPTIONS), so every handler receives the same objects. A method
+ * given compiled codecs afterwards (useCompiledCodecs: the Exchange stream) encodes and decodes through those instead.
  */
 export function encodeDirectly(definition: PackageDefinition, serviceName: string, root: Root): void {
   const service = root.lookupService(serviceName);

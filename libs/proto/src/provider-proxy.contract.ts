@@ -18,7 +18,7 @@ function loadContract(): ProtoGrpcType {
   const definition = loadSync(CONTRACT_FILE, { ...LOADER_OPTIONS, includeDirs: [PROTO_ROOT] });
   const root = loadContractRoot(PROTO_ROOT, CONTRACT_FILE);
   encodeDirectly(definition, SERVICE, root);
-  // Every forwarded request's frames, both ways: see reflected-codec.ts.
+  // Every forwarded request's frames, both ways, in place of what encodeDirectly set for Exchange: reflected-codec.ts.
   useCompiledCodecs(definition, SERVICE, 'Exchange', root);
   cached = loadPackageDefinition(definition) as unknown as ProtoGrpcType;
   return cached;

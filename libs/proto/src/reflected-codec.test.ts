@@ -7,14 +7,15 @@ import { compileCodec } from './reflected-codec';
 
 const PROTO_ROOT = join(__dirname, '..', 'proto');
 const FILE = 'gateway/provider/v1/provider_proxy.proto';
-const SERVICE = 'gateway.provider.v1.ProviderProxy';
+const PACKAGE = 'gateway.provider.v1';
+const SERVICE = `${PACKAGE}.ProviderProxy`;
 
 /** proto-loader as shipped: fromObject + encode, decode + toObject with LOADER_OPTIONS. */
 const loader = (loadSync(FILE, { ...LOADER_OPTIONS, includeDirs: [PROTO_ROOT] })[SERVICE] as ServiceDefinition)
   .Exchange as MethodDefinition<object, object>;
 const root = loadContractRoot(PROTO_ROOT, FILE);
-const clientFrames = compileCodec(root.lookupType(`${SERVICE.replace(/\.ProviderProxy$/, '')}.ClientFrames`));
-const serverFrames = compileCodec(root.lookupType(`${SERVICE.replace(/\.ProviderProxy$/, '')}.ServerFrames`));
+const clientFrames = compileCodec(root.lookupType(`${PACKAGE}.ClientFrames`));
+const serverFrames = compileCodec(root.lookupType(`${PACKAGE}.ServerFrames`));
 
 /** A small deterministic generator, so a failure names a seed that reproduces it. */
 function generator(seed: number) {

@@ -7,7 +7,7 @@ import { MapField, Type, type Field, type Root } from 'protobufjs';
  * message instead of protobufjs's list of one pending operation per field. Decoding yields the objects
  * proto-loader's deserializer gives with LOADER_OPTIONS (every field with its default, `kind` naming the member set
  * of a oneof) without its second walk through toObject. Every frame of every forwarded request goes through these,
- * at edge-auth and at provider-proxy (docs/benchmarks.md, "The Exchange frames' codec").
+ * in every process on the Exchange stream (docs/benchmarks.md, "The Exchange frames' codec").
  * Only the field types the frames use are supported; compileCodec refuses a message with any other.
  */
 export interface MessageCodec {
