@@ -54,8 +54,8 @@ export interface GatewayCluster {
   sharedEnv: Record<string, string>;
   startActor(extraEnv?: Record<string, string>): Promise<RunningService>;
   /** Another provider-proxy replica on the same database, sandbox and renewal-lease bucket. */
-  startProxy(extraEnv?: Record<string, string>): Promise<RunningService>;
-  startEdge(extraEnv?: Record<string, string>): Promise<RunningService>;
+  startProxy(extraEnv?: Record<string, string>, from?: BuildCheckout): Promise<RunningService>;
+  startEdge(extraEnv?: Record<string, string>, from?: BuildCheckout): Promise<RunningService>;
   /**
    * Starts an mcp-server on a free port against this cluster's actors and provider-proxy. Its MCP URL is
    * `${service.url}/mcp` unless extraEnv sets PUBLIC_URL or MCP_PATH.
@@ -69,6 +69,11 @@ export interface GatewayCluster {
    */
   startPortal(extraEnv?: Record<string, string>): Promise<RunningService>;
   stop(): Promise<void>;
+}
+
+/** Another checkout of the repository whose build a service runs from (StartServiceOptions.root). */
+export interface BuildCheckout {
+  root: string;
 }
 
 /**
@@ -101,7 +106,7 @@ export async function startGatewayCluster(options: GatewayClusterOptions): Promi
   };
   const nodeEnv = options.nodeEnv ?? 'test';
   const started: RunningService[] = [];
-  const launch = async (name: string, env: Record<string, string>, listeners: string[]) => {
+  const launch = async (name: string, env: Record<string, string>, listeners: string[], from?: BuildCheckout) => {
     const service = await startService(
       name,
       { NODE_ENV: nodeEnv, LOG_LEVEL: 'warn', ...env },
@@ -110,6 +115,7 @@ export async function startGatewayCluster(options: GatewayClusterOptions): Promi
         timeoutMs: 60_000,
         preloadTelemetry: options.preloadTelemetry === true && name !== 'platform-sandbox',
         compiled: options.compiled === true,
+        ...(from ? { root: from.root } : {}),
         ...(options.onLine ? { onLine: (line) => options.onLine!(name, line) } : {}),
       },
     );
@@ -158,7 +164,7 @@ export async function startGatewayCluster(options: GatewayClusterOptions): Promi
       SEARCH_ADS_AUTH_URL: `${sandbox.url}/search-ads-auth`,
     };
     const proxies: RunningService[] = [];
-    const startProxy = async (extraEnv: Record<string, string> = {}) => {
+    const startProxy = async (extraEnv: Record<string, string> = {}, from?: BuildCheckout) => {
       const started = await launch(
         'provider-proxy',
         {
@@ -188,6 +194,7 @@ export async function startGatewayCluster(options: GatewayClusterOptions): Promi
           ...extraEnv,
         },
         ['grpc', 'http'],
+        from,
       );
       proxies.push(started);
       return started;
@@ -220,7 +227,7 @@ export async function startGatewayCluster(options: GatewayClusterOptions): Promi
         actors.push(actor);
         return actor;
       },
-      async startEdge(extraEnv = {}) {
+      async startEdge(extraEnv = {}, from?: BuildCheckout) {
         const edge = await launch(
           'edge-auth',
           {
@@ -231,6 +238,7 @@ export async function startGatewayCluster(options: GatewayClusterOptions): Promi
             ...extraEnv,
           },
           ['http'],
+          from,
         );
         edges.push(edge);
         return edge;

@@ -11,7 +11,7 @@ export type { ExitInfo } from './child-process';
 export { InfraUnavailableError, ServiceStartError } from './infra.error';
 export { repoRoot, serviceNodeFlags, toolsBinDir } from './repo-paths';
 export { startGatewayCluster } from './gateway-cluster';
-export type { GatewayCluster, GatewayClusterOptions, ClusterSecrets } from './gateway-cluster';
+export type { BuildCheckout, GatewayCluster, GatewayClusterOptions, ClusterSecrets } from './gateway-cluster';
 export { GatewayFixtures } from './gateway-fixtures';
 export type { SandboxRequest } from './gateway-fixtures';
 export { parsePrometheusText, findSamples, histogramQuantile } from './prometheus-text';

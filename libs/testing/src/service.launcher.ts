@@ -17,6 +17,11 @@ export interface StartServiceOptions {
   entry?: string;
   /** Working directory; default the repo root (where tsx resolves). */
   cwd?: string;
+  /**
+   * The checkout whose service runs; default this one. The benchmark's comparison of builds (bench/builds) starts
+   * the same service from several checkouts, each built in its own git worktree.
+   */
+  root?: string;
   /** Base environment under `env`; default process.env. */
   baseEnv?: NodeJS.ProcessEnv;
   /** Output lines kept for diagnostics; default 200. */
@@ -79,7 +84,7 @@ export function startService(
   env: NodeJS.ProcessEnv = {},
   options: StartServiceOptions = {},
 ): Promise<RunningService> {
-  const root = repoRoot();
+  const root = options.root ?? repoRoot();
   const compiled = options.compiled === true && options.entry === undefined;
   const entry = options.entry ?? join('services', name, compiled ? 'dist' : 'src', compiled ? 'main.js' : 'main.ts');
   const timeoutMs = options.timeoutMs ?? 20_000;

@@ -1,0 +1,110 @@
+import { parseBuildsArgs } from './args';
+import { renderBuildsMarkdown } from './report';
+import { median, microsPerAnswer, roundOrder, summarizeBuilds, type BuildRun } from './rounds';
+
+const run = (round: number, position: number, micros: number, ok = 6_000): BuildRun => ({
+  round,
+  position,
+  seconds: 5,
+  okPerSecond: ok,
+  non2xx: 0,
+  socketErrors: 0,
+  microsPerAnswer: micros,
+  pathMicrosPerAnswer: { 'edge-auth [x]': micros, 'quota-actor': 20 },
+});
+
+describe('the order of the builds in a round', () => {
+  it('starts one build further along each round, so each build takes every place equally often', () => {
+    expect([0, 1, 2].map((round) => roundOrder(3, round))).toEqual([
+      [0, 1, 2],
+      [1, 2, 0],
+      [2, 0, 1],
+    ]);
+    for (let round = 0; round < 6; round++) expect([...roundOrder(3, round)].sort()).toEqual([0, 1, 2]);
+  });
+});
+
+describe('the summary of the runs', () => {
+  it('takes medians of odd and even counts and ignores runs without a figure', () => {
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 3, 2])).toBe(2.5);
+    expect(median([Number.NaN, 5])).toBe(5);
+    expect(median([])).toBeNaN();
+  });
+
+  it('turns a share of a core into CPU per answer, and has no figure without answers', () => {
+    // Half a core for 5 s is 2.5 s of CPU; over 50,000 answers, 50 µs each.
+    expect(microsPerAnswer(50, 5, 50_000)).toBe(50);
+    expect(microsPerAnswer(50, 5, 0)).toBeNaN();
+  });
+
+  it('pairs each build with the first one round by round, so a slow round does not count as a slow build', () => {
+    const [first, second] = summarizeBuilds([
+      { label: 'before', runs: [run(0, 0, 60), run(1, 1, 90), run(2, 0, 62)] },
+      // Round 1 was slow for both: paired, the second build is 0.9x in every round.
+      { label: 'after', runs: [run(0, 1, 54), run(1, 0, 81), run(2, 1, 55.8)] },
+    ]);
+    expect(first!.pairedRatio).toBe(1);
+    expect(second!.pairedRatio).toBe(0.9);
+    expect(second!.microsPerAnswer).toEqual({ median: 55.8, min: 54, max: 81 });
+    expect(first!.okPerSecond).toEqual({ median: 6_000, min: 6_000, max: 6_000 });
+  });
+
+  it('renders every build, every run in round order and the path by process', () => {
+    const builds = summarizeBuilds([
+      { label: 'before', runs: [run(0, 0, 60), run(1, 1, 64)] },
+      { label: 'after', runs: [run(0, 1, 54), run(1, 0, 57.6)] },
+    ]);
+    const markdown = renderBuildsMarkdown({
+      startedAt: '2026-11-28T12:00:00.000Z',
+      finishedAt: '2026-11-28T12:05:00.000Z',
+      machine: { nproc: 2, cpuModel: 'Test CPU', memoryGiB: 24, node: 'v20', kernel: '6', loadAverageAtStart: 0.5 },
+      service: 'edge-auth',
+      method: 'the method',
+      target: 'the load',
+      builds,
+      notes: ['a note'],
+    });
+    expect(markdown).toContain('| before | 62.0 (60.0-64.0) | 1.000 | 6000 (6000-6000) |');
+    expect(markdown).toContain('| after | 55.8 (54.0-57.6) | 0.900 | 6000 (6000-6000) |');
+    expect(markdown).toContain('| Build | edge-auth [x] | quota-actor |');
+    const rows = markdown.split('\n').filter((line) => /^\| \d \| (before|after) \| \d \|/.test(line));
+    expect(rows.map((line) => line.split(' | ').slice(0, 3).join(' | '))).toEqual([
+      '| 1 | before | 1',
+      '| 1 | after | 2',
+      '| 2 | after | 1',
+      '| 2 | before | 2',
+    ]);
+    expect(markdown).toContain('- a note');
+  });
+});
+
+describe('the command line', () => {
+  it('takes builds, a service and bounded counts, inline or as the next argument', () => {
+    expect(parseBuildsArgs(['--builds', 'main~1,.', '--service=provider-proxy', '--rounds', '3'])).toEqual({
+      builds: ['main~1', '.'],
+      service: 'provider-proxy',
+      rounds: 3,
+      warmupRounds: 2,
+      seconds: 5,
+      keys: 128,
+      connections: 64,
+    });
+    expect(parseBuildsArgs(['-h'])).toBe('help');
+  });
+
+  it.each([
+    [['--builds', 'main'], /at least two refs/],
+    [['--builds', 'a,a'], /names a ref twice/],
+    [['--builds', 'a,,b'], /empty or bad ref/],
+    [['--builds', 'a,--rounds'], /empty or bad ref/],
+    [['--builds', 'a,b', '--service', 'quota-actor'], /--service takes edge-auth\|provider-proxy/],
+    [['--builds', 'a,b', '--rounds', '0'], /whole number from 1 to 50/],
+    [['--builds', 'a,b', '--seconds', '2.5'], /whole number from 1 to 60/],
+    [['--builds', 'a,b', '--keys', '500'], /whole number from 1 to 128/],
+    [['--builds', 'a,b', '--quick'], /unknown argument --quick/],
+    [['--builds'], /--builds needs a value/],
+  ])('refuses %j', (argv, message) => {
+    expect(() => parseBuildsArgs(argv)).toThrow(message);
+  });
+});

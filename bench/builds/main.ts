@@ -1,0 +1,203 @@
+/**
+ * `npm run bench:builds -- --builds <ref>,<ref>[,...] [--service edge-auth|provider-proxy] [--rounds N] [--seconds S]`
+ *
+ * Compares builds of one service by the CPU it spends per forwarded answer (docs/benchmarks.md, "Comparing builds").
+ * Each git ref is checked out in a worktree and built; `.` is this working tree, uncommitted changes included. One
+ * bench environment serves them all, with a fresh process of the service per build, all started together, and
+ * saturation runs that alternate between the builds round after round. Writes reports/builds-<time>.{md,json}.
+ */
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { repoRoot, type RunningService } from '@gateway/testing';
+import { CpuMeter, type CpuUsage } from '../lib/cpu-meter';
+import { describeMachine } from '../lib/machine';
+import { settle } from '../lib/settle';
+import { ensureDebianTool } from '../lib/tools';
+import { runWrk } from '../load/wrk.runner';
+import { BenchEnvironment } from '../setup/bench-environment';
+import { buildIn, prepareCheckout, type Checkout } from './checkouts';
+import { parseBuildsArgs, USAGE, type ComparedService } from './args';
+import { renderBuildsMarkdown, type BuildsReport } from './report';
+import { microsPerAnswer, roundOrder, summarizeBuilds, type BuildRun } from './rounds';
+
+/** The compared process of one build, and the origin whose load goes through it. */
+interface Contender {
+  checkout: Checkout;
+  measured: RunningService;
+  origin: string;
+  started: RunningService[];
+}
+
+/**
+ * provider-proxy is compared through an edge of this checkout's build each, pointed at that build's proxy, so that
+ * only the proxy differs between two paths.
+ */
+async function startContender(env: BenchEnvironment, service: ComparedService, checkout: Checkout): Promise<Contender> {
+  const from = { root: checkout.root };
+  if (service === 'edge-auth') {
+    const edge = await env.cluster.startEdge({ PROVIDER_PROXY_TRANSPORT: 'stream' }, from);
+    return { checkout, measured: edge, origin: edge.url, started: [edge] };
+  }
+  const proxy = await env.cluster.startProxy({}, from);
+  const edge = await env.cluster.startEdge({
+    PROVIDER_PROXY_TRANSPORT: 'stream',
+    PROVIDER_PROXY_ADDRESS: new URL(proxy.urls.grpc!).host,
+  });
+  return { checkout, measured: proxy, origin: edge.url, started: [proxy, edge] };
+}
+
+/**
+ * Every process of the path by name, without the load generator and this one. The loaded build's own processes are
+ * "<service> (loaded build)"; the other builds' processes, idle during the run, count together.
+ */
+function pathCost(
+  usage: CpuUsage,
+  loaded: Contender,
+  contenders: Contender[],
+  answers: number,
+): Record<string, number> {
+  const names = new Map<number, string>();
+  for (const contender of contenders) {
+    for (const service of contender.started) {
+      names.set(
+        service.process.pid!,
+        contender === loaded ? `${service.name} (loaded build)` : 'the other builds (idle)',
+      );
+    }
+  }
+  const byName: Record<string, number> = {};
+  for (const item of usage.processes) {
+    if (item.name === 'wrk' || item.name === 'bench (main)') continue;
+    const name = names.get(item.pid) ?? item.name;
+    byName[name] = (byName[name] ?? 0) + microsPerAnswer(item.cpuPercent, usage.seconds, answers);
+  }
+  return byName;
+}
+
+async function main(): Promise<void> {
+  const args = parseBuildsArgs(process.argv.slice(2));
+  if (args === 'help') {
+    console.log(USAGE);
+    return;
+  }
+  const startedAt = new Date();
+  const t0 = Date.now();
+  const log = (message: string) => console.log(`[builds +${((Date.now() - t0) / 1000).toFixed(1)}s] ${message}`);
+  const machine = describeMachine();
+  const wrk = await ensureDebianTool('wrk', ['wrk'], ['--version'], log);
+  if (!wrk.ok) throw new Error(`wrk is needed: ${wrk.reason}`);
+
+  const workDir = await mkdtemp(join(tmpdir(), 'gateway-builds-'));
+  const checkouts: Checkout[] = [];
+  let env: BenchEnvironment | undefined;
+  let stopping = false;
+  const cleanUp = async () => {
+    await env?.stop().catch(() => undefined);
+    for (const checkout of checkouts) await checkout.remove();
+    await rm(workDir, { recursive: true, force: true });
+  };
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    log(`${signal}: stopping everything this comparison started`);
+    void cleanUp().finally(() => process.exit(130));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+
+  const summaries = await (async () => {
+    try {
+      log('build: npm run build (this checkout: the environment, and the working tree if it is compared)');
+      await buildIn(repoRoot());
+      for (const ref of args.builds) checkouts.push(await prepareCheckout(ref, workDir, log));
+
+      env = await BenchEnvironment.start({ loadKeys: args.keys, monthlyQuota: 5_000, compiled: true, log });
+      log(`builds: starting ${args.service} of ${checkouts.map((checkout) => checkout.label).join(', ')}`);
+      const contenders: Contender[] = [];
+      for (const checkout of checkouts) contenders.push(await startContender(env, args.service, checkout));
+
+      const { path, query } = env.platformPathAndQuery();
+      const target = `/v1/video-ads${path}?${query}`;
+      const keys = env.loadKeys.slice(0, args.keys).map((key) => key.secret);
+      const runs = contenders.map(() => [] as BuildRun[]);
+      for (let round = -args.warmupRounds; round < args.rounds; round++) {
+        const order = roundOrder(contenders.length, round + args.warmupRounds);
+        for (const [position, index] of order.entries()) {
+          const contender = contenders[index]!;
+          await settle(5_000);
+          const meter = new CpuMeter();
+          const result = await runWrk(
+            wrk.path,
+            workDir,
+            { origin: contender.origin, target, keys },
+            {
+              seconds: args.seconds,
+              connections: args.connections,
+              threads: 1,
+            },
+          );
+          const usage = meter.stop();
+          const answers = result.requests - result.non2xx;
+          const measured = usage.processes.find((item) => item.pid === contender.measured.process.pid);
+          const cost = microsPerAnswer(measured?.cpuPercent ?? 0, usage.seconds, answers);
+          const what = round < 0 ? `warm-up ${round + args.warmupRounds + 1}` : `round ${round + 1}`;
+          log(
+            `${what}: ${contender.checkout.label}: ${Math.round(result.okPerSecond)} 2xx/s, ${cost} µs per answer` +
+              (result.non2xx > 0 ? `, ${result.non2xx} non-2xx` : ''),
+          );
+          if (round < 0) continue;
+          runs[index]!.push({
+            round,
+            position,
+            seconds: result.seconds,
+            okPerSecond: Math.round(result.okPerSecond),
+            non2xx: result.non2xx,
+            socketErrors: result.socketErrors,
+            microsPerAnswer: cost,
+            pathMicrosPerAnswer: pathCost(usage, contender, contenders, answers),
+          });
+        }
+      }
+      return summarizeBuilds(
+        contenders.map((contender, index) => ({ label: contender.checkout.label, runs: runs[index]! })),
+      );
+    } finally {
+      log('stopping the cluster, the infrastructure and the worktrees');
+      await cleanUp();
+    }
+  })();
+
+  const report: BuildsReport = {
+    startedAt: startedAt.toISOString(),
+    finishedAt: new Date().toISOString(),
+    machine,
+    service: args.service,
+    method:
+      `one bench environment (NATS, FerretDB, sandbox, provider-proxy, one quota-actor, ${args.keys} business-plan ` +
+      `keys), a fresh compiled ${args.service} per build started together` +
+      (args.service === 'provider-proxy' ? ' (each behind an edge-auth of this checkout)' : '') +
+      `; wrk 1 thread, ${args.connections} connections, ${args.seconds} s per run; ${args.warmupRounds} rounds of ` +
+      `warm-up, then ${args.rounds} measured rounds, each build once per round in an order that moves on one build ` +
+      'per round, after the processes settle; CPU from /proc (utime + stime of the process over the run).',
+    target: `GET /v1/video-ads/v1.3/advertiser/info/ over ${args.keys} keys (the gateway benchmark's forward path)`,
+    builds: summaries,
+    notes: ['Builds are comparable within this report only: the same machine a few minutes later can differ by 2-3x.'],
+  };
+  const markdown = renderBuildsMarkdown(report);
+  const reportsDir = join(repoRoot(), 'reports');
+  const stamp = report.startedAt.replace(/[:.]/g, '-');
+  await mkdir(reportsDir, { recursive: true });
+  await writeFile(join(reportsDir, `builds-${stamp}.md`), markdown);
+  await writeFile(join(reportsDir, `builds-${stamp}.json`), JSON.stringify(report, null, 2));
+  console.log(`\n${markdown}`);
+  log(`report written to reports/builds-${stamp}.md and .json`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

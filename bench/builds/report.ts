@@ -1,0 +1,69 @@
+import type { MachineInfo } from '../lib/machine';
+import { median, type BuildSummary } from './rounds';
+
+export interface BuildsReport {
+  startedAt: string;
+  finishedAt: string;
+  machine: MachineInfo;
+  service: string;
+  method: string;
+  target: string;
+  builds: BuildSummary[];
+  notes: string[];
+}
+
+const figure = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
+const range = (spread: { median: number; min: number; max: number }, digits = 1) =>
+  `${figure(spread.median, digits)} (${figure(spread.min, digits)}-${figure(spread.max, digits)})`;
+
+/** Median CPU per answer of every process of the path, by process, for each build. */
+function pathTable(builds: BuildSummary[]): string[] {
+  const names = [
+    ...new Set(builds.flatMap((build) => build.runs.flatMap((run) => Object.keys(run.pathMicrosPerAnswer)))),
+  ];
+  const rows = builds.map((build) => {
+    const cells = names.map((name) => figure(median(build.runs.map((run) => run.pathMicrosPerAnswer[name] ?? 0))));
+    return `| ${build.label} | ${cells.join(' | ')} |`;
+  });
+  return [`| Build | ${names.join(' | ')} |`, `|---|${names.map(() => '---:').join('|')}|`, ...rows];
+}
+
+export function renderBuildsMarkdown(report: BuildsReport): string {
+  const { machine } = report;
+  const lines = [
+    `# ${report.service}: builds compared`,
+    '',
+    `${report.startedAt} to ${report.finishedAt}. Machine: ${machine.nproc} cores, ${machine.cpuModel}, ` +
+      `${machine.memoryGiB} GiB, Node ${machine.node}, kernel ${machine.kernel}, load average ${machine.loadAverageAtStart} ` +
+      'at the start.',
+    '',
+    `Method: ${report.method}`,
+    '',
+    `Load: ${report.target}`,
+    '',
+    `| Build | ${report.service} CPU per answer, µs: median (min-max) | x the first build, paired by round | 2xx/s: median (min-max) |`,
+    '|---|---:|---:|---:|',
+    ...report.builds.map(
+      (build) =>
+        `| ${build.label} | ${range(build.microsPerAnswer)} | ${figure(build.pairedRatio, 3)} | ${range(build.okPerSecond, 0)} |`,
+    ),
+    '',
+    'CPU per answer of every process on the path (medians, µs):',
+    '',
+    ...pathTable(report.builds),
+    '',
+    'Every run:',
+    '',
+    '| Round | Build | Order in the round | 2xx/s | µs per answer | non-2xx | socket errors |',
+    '|---:|---|---:|---:|---:|---:|---:|',
+    ...report.builds
+      .flatMap((build) => build.runs.map((run) => ({ build: build.label, run })))
+      .sort((a, b) => a.run.round - b.run.round || a.run.position - b.run.position)
+      .map(
+        ({ build, run }) =>
+          `| ${run.round + 1} | ${build} | ${run.position + 1} | ${figure(run.okPerSecond, 0)} | ${figure(run.microsPerAnswer)} | ${run.non2xx} | ${run.socketErrors} |`,
+      ),
+  ];
+  if (report.notes.length > 0) lines.push('', ...report.notes.map((note) => `- ${note}`));
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,66 @@
+import { ratio, round } from '../lib/stats';
+
+/** One measured run of one build: what the load saw and what the compared process spent. */
+export interface BuildRun {
+  round: number;
+  /** Its place in the round's order, 0 first. */
+  position: number;
+  seconds: number;
+  okPerSecond: number;
+  non2xx: number;
+  socketErrors: number;
+  /** CPU of the compared process per 2xx answer. */
+  microsPerAnswer: number;
+  /** CPU of every process of the path per 2xx answer, by name (the compared one included), for context. */
+  pathMicrosPerAnswer: Record<string, number>;
+}
+
+export interface BuildSummary {
+  label: string;
+  runs: BuildRun[];
+  microsPerAnswer: { median: number; min: number; max: number };
+  okPerSecond: { median: number; min: number; max: number };
+  /**
+   * The median over rounds of this build's CPU per answer divided by the first build's in the same round: pairs
+   * taken minutes apart on a noisy machine differ more than two builds do, pairs taken seconds apart less.
+   */
+  pairedRatio: number;
+}
+
+/**
+ * The order of the builds in round `round`: each round starts one build further along, so that no build always runs
+ * first (right after the settle) or last (after the others warmed the shared processes up).
+ */
+export function roundOrder(builds: number, round: number): number[] {
+  return Array.from({ length: builds }, (_, i) => (round + i) % builds);
+}
+
+export function median(values: number[]): number {
+  const sorted = values.filter((value) => Number.isFinite(value)).sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+function spread(values: number[]): { median: number; min: number; max: number } {
+  const finite = values.filter((value) => Number.isFinite(value));
+  if (finite.length === 0) return { median: Number.NaN, min: Number.NaN, max: Number.NaN };
+  return { median: round(median(finite), 1), min: round(Math.min(...finite), 1), max: round(Math.max(...finite), 1) };
+}
+
+/** Per build, in the order given: the spread of its runs and its paired ratio against the first build. */
+export function summarizeBuilds(builds: { label: string; runs: BuildRun[] }[]): BuildSummary[] {
+  const baseline = new Map(builds[0]?.runs.map((run) => [run.round, run.microsPerAnswer]) ?? []);
+  return builds.map(({ label, runs }) => ({
+    label,
+    runs,
+    microsPerAnswer: spread(runs.map((run) => run.microsPerAnswer)),
+    okPerSecond: spread(runs.map((run) => run.okPerSecond)),
+    pairedRatio: round(median(runs.map((run) => ratio(run.microsPerAnswer, baseline.get(run.round) ?? Number.NaN))), 3),
+  }));
+}
+
+/** CPU per answer from a process's share of a core over a run: `cpuPercent` of 100 is one core for `seconds`. */
+export function microsPerAnswer(cpuPercent: number, seconds: number, answers: number): number {
+  return answers > 0 ? round(((cpuPercent / 100) * seconds * 1e6) / answers, 1) : Number.NaN;
+}
