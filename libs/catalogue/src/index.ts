@@ -26,6 +26,6 @@ export {
   CATALOGUE,
 } from './registry';
 export type { Catalogue } from './registry';
-export { ownedParamsOf, paramsInputSchema, encodeParams, validateParams, validateBody } from './params';
-export type { ParamValue } from './params';
+export { ownedParamsOf, paramsInputSchema, encodeParams, queryStringOf, validateParams, validateBody } from './params';
+export type { ParamValue, WireParams } from './params';
 export { MAX_REQUEST_BODY_BYTES } from './request-body';

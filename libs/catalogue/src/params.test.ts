@@ -1,4 +1,4 @@
-import { encodeParams, findEndpoint, paramsInputSchema, validateParams } from './index';
+import { encodeParams, findEndpoint, paramsInputSchema, queryStringOf, validateParams } from './index';
 
 const report = findEndpoint('video-ads', '/v1.3/report/integrated/get/')!;
 
@@ -126,5 +126,47 @@ describe('catalogue parameters', () => {
     expect(validateParams(detail, { order_sn_list: Array.from({ length: 51 }, (_, i) => `S${i}`).join(',') })).toEqual([
       'order_sn_list takes at most 50 item(s)',
     ]);
+  });
+
+  describe('a parameter the platform takes repeated (item_status)', () => {
+    const items = findEndpoint('marketplace', '/api/v2/product/get_item_list')!;
+    const base = { offset: '0', page_size: '10' };
+
+    it('keeps one wire value per item, a single value as a list of one', () => {
+      expect(encodeParams({ item_status: ['NORMAL', 'BANNED'] }, items)).toEqual({ item_status: ['NORMAL', 'BANNED'] });
+      expect(encodeParams({ item_status: 'NORMAL' }, items)).toEqual({ item_status: ['NORMAL'] });
+      expect(paramsInputSchema(items).safeParse({ ...base, item_status: ['NORMAL', 'UNLIST'] }).success).toBe(true);
+    });
+
+    it('writes the parameter once per value in the query string, escaped, in the order given', () => {
+      const encoded = encodeParams({ offset: 0, page_size: 10, item_status: ['NORMAL', 'UNLIST'] }, items);
+      expect(queryStringOf(encoded)).toBe('offset=0&page_size=10&item_status=NORMAL&item_status=UNLIST');
+      expect(queryStringOf({ 'a b': ['x&y', 'z=1'], c: 'd,e' })).toBe('a%20b=x%26y&a%20b=z%3D1&c=d%2Ce');
+      expect(queryStringOf({})).toBe('');
+    });
+
+    it('accepts known values and refuses a comma-joined one, which the platform reads as one unknown status', () => {
+      expect(validateParams(items, { ...base, item_status: ['NORMAL', 'BANNED'] })).toEqual([]);
+      expect(validateParams(items, { ...base, item_status: 'NORMAL' })).toEqual([]);
+      const joined = validateParams(items, { ...base, ...encodeParams({ item_status: 'NORMAL,BANNED' }, items) });
+      expect(joined).toHaveLength(1);
+      expect(joined[0]).toMatch(
+        /^item_status does not allow NORMAL,BANNED: give one of NORMAL, BANNED, .* several as a list$/,
+      );
+    });
+
+    it('requires at least one value, none empty', () => {
+      expect(validateParams(items, { ...base, item_status: [] })).toEqual(['item_status is required']);
+      expect(validateParams(items, base)).toEqual(['item_status is required']);
+      expect(validateParams(items, { ...base, item_status: ['NORMAL', ''] })).toEqual([
+        'item_status must not have an empty value',
+      ]);
+    });
+
+    it('refuses a list for a parameter that takes one value', () => {
+      expect(validateParams(items, { ...base, offset: ['0', '10'], item_status: ['NORMAL'] })).toEqual([
+        'offset takes one value',
+      ]);
+    });
   });
 });

@@ -72,6 +72,7 @@ function paramValueSchema(param: ParameterSpec): z.ZodType {
     case 'json-object':
       return z.union([z.record(z.string(), z.unknown()), z.string()]);
     case 'csv':
+    case 'repeated':
       return z.union([z.array(z.union([z.string(), z.number()])), z.string()]);
     case 'string':
       return z.union([z.string(), z.number()]);
@@ -79,23 +80,38 @@ function paramValueSchema(param: ParameterSpec): z.ZodType {
 }
 
 /**
- * Turns values into the platform's wire form: one query parameter per name, arrays and objects as JSON strings,
- * except lists the endpoint takes comma-joined (csv). Parameters the service owns for the endpoint's provider
- * are dropped.
+ * Parameters in the platform's wire form: one string per name, or the values of a parameter the platform takes
+ * repeated (type `repeated`), one query parameter each.
  */
-export function encodeParams(
-  values: Record<string, ParamValue | undefined>,
-  endpoint?: EndpointSpec,
-): Record<string, string> {
+export type WireParams = Record<string, string | string[]>;
+
+/**
+ * Turns values into the platform's wire form: one query parameter per name, arrays and objects as JSON strings,
+ * except lists the endpoint takes comma-joined (csv) or repeated (one string per value; a single value as a list of
+ * one). Parameters the service owns for the endpoint's provider are dropped.
+ */
+export function encodeParams(values: Record<string, ParamValue | undefined>, endpoint?: EndpointSpec): WireParams {
   const owned = endpoint ? ownedParamsOf(endpoint.provider) : NONE;
-  const csv = new Set(endpoint?.params.filter((param) => param.type === 'csv').map((param) => param.name));
-  const encoded: Record<string, string> = {};
+  const typeOf = new Map(endpoint?.params.map((param) => [param.name, param.type]));
+  const encoded: WireParams = {};
   for (const [name, value] of Object.entries(values)) {
     if (value === undefined || owned.has(name.toLowerCase())) continue;
-    if (csv.has(name) && Array.isArray(value)) encoded[name] = value.map(String).join(',');
+    const type = typeOf.get(name);
+    if (type === 'repeated') encoded[name] = Array.isArray(value) ? value.map(String) : [String(value)];
+    else if (type === 'csv' && Array.isArray(value)) encoded[name] = value.map(String).join(',');
     else encoded[name] = typeof value === 'object' ? JSON.stringify(value) : String(value);
   }
   return encoded;
+}
+
+/** The query string of wire-form parameters, in their order; a repeated parameter once per value. */
+export function queryStringOf(encoded: WireParams): string {
+  const pairs: string[] = [];
+  for (const [name, value] of Object.entries(encoded)) {
+    const key = encodeURIComponent(name);
+    for (const item of typeof value === 'string' ? [value] : value) pairs.push(`${key}=${encodeURIComponent(item)}`);
+  }
+  return pairs.join('&');
 }
 
 /** Checks a JSON body against the endpoint: only where the endpoint takes one, an object, of its schema. */
@@ -114,7 +130,7 @@ export function validateBody(endpoint: EndpointSpec, body: unknown): string[] {
  * Checks encoded (wire-form) parameters against the catalogue: required, required-when, enums, formats,
  * JSON-string shape, item values and limits. Returns every problem, empty when valid.
  */
-export function validateParams(endpoint: EndpointSpec, encoded: Record<string, string>): string[] {
+export function validateParams(endpoint: EndpointSpec, encoded: WireParams): string[] {
   const problems: string[] = [];
   const known = new Set(endpoint.params.map((param) => param.name));
   for (const name of Object.keys(encoded)) {
@@ -125,15 +141,40 @@ export function validateParams(endpoint: EndpointSpec, encoded: Record<string, s
     const required =
       param.required ||
       (param.requiredWhen !== undefined && encoded[param.requiredWhen.param] === param.requiredWhen.equals);
-    if (raw === undefined || raw === '') {
+    if (raw === undefined || raw === '' || raw.length === 0) {
       if (required) problems.push(`${param.name} is required`);
       continue;
     }
-    problems.push(...checkValue(param, raw));
+    if (typeof raw === 'string') problems.push(...checkValue(param, raw));
+    else if (param.type === 'repeated') problems.push(...checkRepeated(param, raw));
+    else problems.push(`${param.name} takes one value`);
   }
   const start = encoded['start_date'];
   const end = encoded['end_date'];
-  if (start && end && DATE.test(start) && DATE.test(end) && end < start) problems.push('end_date is before start_date');
+  if (typeof start === 'string' && typeof end === 'string' && DATE.test(start) && DATE.test(end) && end < start) {
+    problems.push('end_date is before start_date');
+  }
+  return problems;
+}
+
+/** A parameter sent once per value: each value non-empty and allowed, their count within the limits. */
+function checkRepeated(param: ParameterSpec, values: readonly string[]): string[] {
+  if (values.some((value) => value === '')) return [`${param.name} must not have an empty value`];
+  const hint = param.values ? `: give one of ${param.values.join(', ')} per value, several as a list` : '';
+  return checkItems(param, values, hint);
+}
+
+/** The items of a list: their count within the parameter's limits, each among its allowed values. */
+function checkItems(param: ParameterSpec, items: readonly string[], unknownHint = ''): string[] {
+  const problems: string[] = [];
+  if (param.minItems !== undefined && items.length < param.minItems)
+    problems.push(`${param.name} needs at least ${param.minItems} item(s)`);
+  if (param.maxItems !== undefined && items.length > param.maxItems)
+    problems.push(`${param.name} takes at most ${param.maxItems} item(s)`);
+  if (param.values) {
+    const unknown = items.filter((item) => !param.values!.includes(item));
+    if (unknown.length > 0) problems.push(`${param.name} does not allow ${unknown.join(', ')}${unknownHint}`);
+  }
   return problems;
 }
 
@@ -169,6 +210,8 @@ function checkValue(param: ParameterSpec, raw: string): string[] {
         ? []
         : [`${param.name} must be a JSON object in one parameter`];
     }
+    case 'repeated':
+      return checkRepeated(param, [raw]);
     case 'string':
       return [];
   }
@@ -179,16 +222,7 @@ function checkJsonArray(param: ParameterSpec, raw: string): string[] {
   if (!Array.isArray(parsed) || parsed.some((item) => typeof item !== 'string')) {
     return [`${param.name} must be a JSON array of strings in one parameter, e.g. ${JSON.stringify(param.example)}`];
   }
-  const problems: string[] = [];
-  if (param.minItems !== undefined && parsed.length < param.minItems)
-    problems.push(`${param.name} needs at least ${param.minItems} item(s)`);
-  if (param.maxItems !== undefined && parsed.length > param.maxItems)
-    problems.push(`${param.name} takes at most ${param.maxItems} item(s)`);
-  if (param.values) {
-    const unknown = parsed.filter((item) => !param.values!.includes(item as string));
-    if (unknown.length > 0) problems.push(`${param.name} does not allow ${unknown.join(', ')}`);
-  }
-  return problems;
+  return checkItems(param, parsed as string[]);
 }
 
 function parseJson(raw: string): unknown {

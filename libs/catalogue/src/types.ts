@@ -12,7 +12,11 @@ export const PROVIDER_IDS = [
 
 export type ProviderId = (typeof PROVIDER_IDS)[number];
 
-export type ParameterType = 'string' | 'integer' | 'date' | 'enum' | 'json-array' | 'json-object' | 'csv';
+/**
+ * How a parameter travels: `csv` is a list comma-joined in one parameter, `repeated` a list sent as the parameter
+ * once per value (item_status=NORMAL&item_status=BANNED), as the platform documents it.
+ */
+export type ParameterType = 'string' | 'integer' | 'date' | 'enum' | 'json-array' | 'json-object' | 'csv' | 'repeated';
 
 /** A parameter required only when another parameter has a given value (spec 4.2: data_level for BASIC). */
 export interface RequiredWhen {
@@ -26,7 +30,7 @@ export interface ParameterSpec {
   required: boolean;
   requiredWhen?: RequiredWhen;
   description: string;
-  /** Allowed values of an enum, or of the items of a json-array. */
+  /** Allowed values of an enum, or of the items of a json-array or a repeated parameter. */
   values?: readonly string[];
   /** Human format, e.g. YYYY-MM-DD. */
   format?: string;

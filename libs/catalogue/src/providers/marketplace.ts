@@ -146,12 +146,12 @@ export const MARKETPLACE_ENDPOINTS: readonly EndpointSpec[] = [
       },
       {
         name: 'item_status',
-        type: 'csv',
+        type: 'repeated',
         required: true,
         values: ['NORMAL', 'BANNED', 'UNLIST', 'REVIEWING', 'SELLER_DELETE', 'SHOPEE_DELETE'],
         description:
-          'Statuses to include. The platform documents the parameter as repeated for several statuses ' +
-          '(item_status=NORMAL&item_status=BANNED); one status is the safe form for any client.',
+          'Statuses to include, one or several. The platform takes several statuses as the parameter repeated ' +
+          '(item_status=NORMAL&item_status=BANNED) and reads a comma-joined value as one unknown status.',
         example: ['NORMAL'],
       },
       unixSeconds('update_time_from', 'Items updated at or after this unix time.', false),

@@ -21,7 +21,7 @@ export interface SuggestionCheck {
  * parameters, is still checked.
  */
 export function checkSuggestion(endpoint: EndpointSpec, params: Record<string, ParamValue>): SuggestionCheck {
-  // Wire form for the endpoint (csv lists comma-joined), but names the service owns stay in, so a suggestion that
+  // Wire form for the endpoint (csv lists comma-joined, repeated ones as lists), but names the service owns stay in, so a suggestion that
   // sets one (an AI's access_token) is refused as not a parameter rather than silently dropped.
   const encoded = { ...encodeParams(params), ...encodeParams(params, endpoint) };
   const howToGet = suggestionPluginOf(endpoint.provider)?.howToGet ?? {};

@@ -384,7 +384,7 @@ describe('describe_endpoint on video-shop', () => {
 });
 
 describe('call_endpoint on the marketplace apps (error strings with HTTP 200, offset paging, 64-bit ids)', () => {
-  const ITEMS = { provider: 'marketplace', path: '/api/v2/product/get_item_list' };
+  const ITEMS = { provider: 'marketplace' as const, path: '/api/v2/product/get_item_list' };
   const ITEM_PARAMS = { offset: 0, page_size: 100, item_status: ['NORMAL', 'UNLIST'] };
 
   it('reads the platform error from the provider envelope: a non-empty error string, not only a numeric code', () => {
@@ -427,12 +427,21 @@ describe('call_endpoint on the marketplace apps (error strings with HTTP 200, of
       '"next_offset":2}}';
     const { result, text, caller } = await callEndpoint({ body }, { ...ITEMS, params: ITEM_PARAMS });
     expect(result.isError).toBeFalsy();
-    expect(caller.requests[0]!.query).toBe('offset=0&page_size=100&item_status=NORMAL%2CUNLIST');
+    // item_status is repeated at the platform: one parameter per status, never comma-joined.
+    expect(caller.requests[0]!.query).toBe('offset=0&page_size=100&item_status=NORMAL&item_status=UNLIST');
     expect(text).toContain('"item_id":18446744073709551615');
     expect(text).toContain('"item_id":4300000001');
     const items = (result.structuredContent as { data: { response: { item: { item_id: unknown }[] } } }).data.response
       .item;
     expect(items[0]!.item_id).toBe('18446744073709551615');
+  });
+
+  it('refuses item_status comma-joined before anything is decided or sent: the platform takes it repeated', () => {
+    const plan = planForward({ ...ITEMS, params: { ...ITEM_PARAMS, item_status: 'NORMAL,UNLIST' } });
+    expect(plan.problems).toEqual([
+      expect.stringMatching(/^item_status does not allow NORMAL,UNLIST: give one of NORMAL, .* several as a list$/),
+    ]);
+    expect(planForward({ ...ITEMS, params: ITEM_PARAMS }).problems).toEqual([]);
   });
 
   it('advises raising offset by page_size when an offset-paged item list is cut', async () => {

@@ -7,12 +7,14 @@ import {
   findEndpoint,
   isAllowedMethod,
   providerSpec,
+  queryStringOf,
   type EnvelopeSpec,
   type PagingSpec,
   validateBody,
   validateParams,
   type ParamValue,
   type ProviderId,
+  type WireParams,
 } from '@gateway/catalogue';
 import type { Admit, Reject, Verdict } from '@gateway/decisions';
 import { toGatewayCode, wasNotForwarded } from '@gateway/errors';
@@ -175,7 +177,7 @@ export type CallEndpointArgs = z.infer<typeof inputSchema>;
 export interface ForwardPlan {
   provider: ProviderId;
   path: string;
-  encoded: Record<string, string>;
+  encoded: WireParams;
   method: string;
   /** The JSON body bytes, for endpoints that take one. */
   body: Buffer | undefined;
@@ -280,9 +282,7 @@ async function forward(
       provider,
       account_id: accountId,
       path,
-      query: Object.entries(encoded)
-        .map(([name, value]) => `${encodeURIComponent(name)}=${encodeURIComponent(value)}`)
-        .join('&'),
+      query: queryStringOf(encoded),
       method: plan.method,
       ...(plan.body !== undefined ? { body: plan.body } : {}),
       timeout_ms: deps.upstreamTimeoutMs,

@@ -241,6 +241,9 @@ function describeParam(param: ParameterSpec) {
     ...(param.type === 'json-array' ? { format: 'JSON array of strings, sent as one parameter' } : {}),
     ...(param.type === 'json-object' ? { format: 'JSON object, sent as one parameter' } : {}),
     ...(param.type === 'csv' ? { format: 'comma-joined values in one parameter (or an array)' } : {}),
+    ...(param.type === 'repeated'
+      ? { format: 'an array of values, sent as the parameter repeated, one per value' }
+      : {}),
     ...(param.values ? { values: [...param.values] } : {}),
     ...(param.default !== undefined ? { default: param.default } : {}),
     ...(param.minimum !== undefined ? { minimum: param.minimum } : {}),

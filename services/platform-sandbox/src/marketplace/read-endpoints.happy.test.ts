@@ -115,7 +115,7 @@ describe('marketplace read endpoints, called as a client of the real platform', 
       expect(plain.body.response.order_list[0]).not.toHaveProperty('item_list');
     });
 
-    it('pages the item list by offset to its end, with repeated item_status values', async () => {
+    it('pages the item list by offset to its end, with repeated item_status values, and refuses them comma-joined', async () => {
       const ids: number[] = [];
       let offset = 0;
       let total = -1;
@@ -135,14 +135,20 @@ describe('marketplace read endpoints, called as a client of the real platform', 
       expect(ids).toHaveLength(total);
       expect(new Set(ids).size).toBe(total);
 
-      const joined = await marketCall<{ response: { total_count: number } }>(
+      // The platform documents item_status as repeated: a comma-joined value is one status, and not a known one.
+      const joined = await marketCall<{ error: string; message: string; response?: unknown }>(
         h,
         'seller',
         'GET',
         '/api/v2/product/get_item_list',
         { grant: seller, query: { offset: 0, page_size: 10, item_status: 'NORMAL,UNLIST' } },
       );
-      expect(joined.body.response.total_count).toBe(total);
+      expect(joined.status).toBe(200);
+      expect(joined.body).toMatchObject({
+        error: 'error_param',
+        message: expect.stringMatching(/^item_status must be among/),
+      });
+      expect(joined.body.response).toBeUndefined();
 
       const info = await marketCall<{ response: { item_list: Record<string, unknown>[] } }>(
         h,

@@ -126,11 +126,9 @@ export function getItemList(ctx: MarketCallContext): MarketResult {
   const { params } = ctx;
   const offset = params.int('offset', { min: 0, max: 1_000_000, required: true });
   const pageSize = params.int('page_size', { min: 1, max: 100, required: true });
-  // The reference documents item_status as repeatable (item_status=NORMAL&item_status=BANNED), so the platform
-  // would read `NORMAL,BANNED` as one unknown status ('repeated'). Still 'either' here: the gateway's MCP tool sends
-  // every list comma-joined (the catalogue has no repeated form yet), and refusing that would break MCP calls with
-  // several statuses. Switch to 'repeated' once the catalogue and MCP send repeated parameters.
-  const statuses = params.requiredList('item_status', 'either', ITEM_STATUSES.length);
+  // Repeated (item_status=NORMAL&item_status=BANNED), as the platform documents it: `NORMAL,BANNED` is one unknown
+  // status there, so it is here too.
+  const statuses = params.requiredList('item_status', 'repeated', ITEM_STATUSES.length);
   if (!params.error && statuses.some((status) => !(ITEM_STATUSES as readonly string[]).includes(status))) {
     params.fail(`item_status must be among ${ITEM_STATUSES.join(', ')}.`);
   }

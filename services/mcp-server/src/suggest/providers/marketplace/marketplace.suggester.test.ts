@@ -198,7 +198,7 @@ describe('keyword suggestions for the marketplace apps', () => {
     const items = suggest('list my items', THREE);
     expect(items.endpoint.path).toBe('/api/v2/product/get_item_list');
     expect(items.params).toEqual({ offset: 0, page_size: 100, item_status: ['NORMAL'] });
-    expect(encodeParams(items.params, items.endpoint).item_status).toBe('NORMAL');
+    expect(encodeParams(items.params, items.endpoint).item_status).toEqual(['NORMAL']);
     expectValid(items);
     const details = suggest('item details for 4200000001', THREE);
     expect(details.endpoint.path).toBe('/api/v2/product/get_item_base_info');
