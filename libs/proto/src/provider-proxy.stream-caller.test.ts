@@ -396,6 +396,41 @@ describe('StreamProviderCaller', () => {
     expect(Date.now() - sent).toBeGreaterThanOrEqual(190);
   });
 
+  it('fails each unanswered request at its own deadline, an earlier one sent later too, and tells the replica', async () => {
+    const cancelled: string[] = [];
+    onMessage = (call, frames) => {
+      for (const frame of frames) if (frame.cancel) cancelled.push(frame.cancel.correlation_id);
+      echoAll(
+        call,
+        frames.filter((frame) => frame.request?.query.startsWith('echo')),
+      );
+    };
+    const caller = newCaller(1);
+    const sent = Date.now();
+    const ended = new Map<string, { failure: BufferedAnswer['failure']; afterMs: number }>();
+    const track = (query: string, timeoutMs: number) =>
+      callBuffered(caller, { ...request(query), timeout_ms: timeoutMs }).then((answer) =>
+        ended.set(query, { failure: answer.failure, afterMs: Date.now() - sent }),
+      );
+    // Deadlines are timeout_ms plus a second: the later request is due first.
+    const long = track('slow-long', 600);
+    const short = track('slow-short', 50);
+    const echoed = await callBuffered(caller, { ...request('echo'), timeout_ms: 50 });
+    await Promise.all([long, short]);
+
+    expect(echoed.failure).toBeUndefined();
+    expect(echoed.body.toString()).toBe('echo');
+    const timeout = { code: 'platform_timeout', detail: 'the platform did not answer in time' };
+    expect(ended.get('slow-short')).toEqual({ failure: timeout, afterMs: expect.any(Number) });
+    expect(ended.get('slow-long')).toEqual({ failure: timeout, afterMs: expect.any(Number) });
+    expect(ended.get('slow-short')!.afterMs).toBeGreaterThanOrEqual(1_040);
+    expect(ended.get('slow-long')!.afterMs).toBeGreaterThanOrEqual(1_590);
+    expect(ended.get('slow-short')!.afterMs).toBeLessThan(ended.get('slow-long')!.afterMs);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(cancelled).toHaveLength(2);
+    expect(caller.pending).toBe(0);
+  });
+
   it('fails a request whose deadline passes before any replica took its stream as unavailable, not as a timeout', async () => {
     const caller = newCaller(1, { target: `127.0.0.1:${await freePort()}`, connectBudgetMs: 60_000 });
 
