@@ -11,9 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pingMongo, repoRoot } from '@gateway/testing';
 import { runAccuracyBench, type AccuracySettings } from './accuracy/accuracy.bench';
+import { buildIn } from './builds/checkouts';
 import { runGatewayBench, type GatewaySettings } from './gateway/gateway.bench';
 import { describeMachine } from './lib/machine';
-import { runCommand } from './lib/process';
 import { settle } from './lib/settle';
 import { ensureDebianTool, ensureGoTool } from './lib/tools';
 import { runLimiterBench, type LimiterSettings } from './limiter/limiter.bench';
@@ -123,8 +123,7 @@ function parseArgs(argv: string[]): Args {
 /** The benchmark measures what ships: every workspace compiled by tsc, as the images build it. */
 async function buildServices(log: (message: string) => void): Promise<void> {
   log('build: npm run build (the services run compiled, as in their images; --from-source skips this)');
-  const result = await runCommand('npm', ['run', 'build', '--silent'], { cwd: repoRoot(), timeoutMs: 15 * 60_000 });
-  if (result.code !== 0) throw new Error(`npm run build failed:\n${(result.stdout + result.stderr).slice(-4000)}`);
+  await buildIn(repoRoot());
 }
 
 async function main(): Promise<void> {
