@@ -1,3 +1,4 @@
+import { IdTable } from '@gateway/collections';
 import { createInbox, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from 'nats';
 
 /** No subscriber listens on the subject (the server answered 503 at once). */
@@ -32,7 +33,7 @@ interface PendingReply {
  */
 export class ReplyInbox {
   private readonly prefix: string;
-  private readonly pending = new Map<string, PendingReply>();
+  private readonly pending = new IdTable<PendingReply>();
   private readonly subscription: Subscription;
   private timer: NodeJS.Timeout | undefined;
   /** When the armed timer fires. */
@@ -63,19 +64,16 @@ export class ReplyInbox {
   /** Fails every waiting request; later replies are dropped. */
   close(): void {
     this.subscription.unsubscribe();
-    for (const [token, waiting] of this.pending) {
-      this.pending.delete(token);
-      waiting.reject(new ReplyTimeoutError(waiting.subject));
-    }
+    for (const waiting of this.pending.values()) waiting.reject(new ReplyTimeoutError(waiting.subject));
+    this.pending.clear();
     clearTimeout(this.timer);
     this.timerAt = Infinity;
   }
 
   private onReply(msg: Msg): void {
     const token = msg.subject.slice(this.prefix.length);
-    const waiting = this.pending.get(token);
+    const waiting = this.pending.delete(token);
     if (!waiting) return; // timed out already
-    this.pending.delete(token);
     if (msg.headers?.code === 503 && msg.data.length === 0) waiting.reject(new NoRespondersError(waiting.subject));
     else waiting.resolve(msg);
   }
@@ -91,7 +89,8 @@ export class ReplyInbox {
     this.timerAt = Infinity;
     const now = Date.now();
     let next = Infinity;
-    for (const [token, waiting] of this.pending) {
+    for (const token of this.pending.ids()) {
+      const waiting = this.pending.get(token)!;
       if (waiting.deadline <= now) {
         this.pending.delete(token);
         waiting.reject(new ReplyTimeoutError(waiting.subject));

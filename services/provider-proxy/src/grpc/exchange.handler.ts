@@ -1,3 +1,4 @@
+import { IdTable } from '@gateway/collections';
 import { ROOT_CONTEXT } from '@opentelemetry/api';
 import { Metadata, type handleBidiStreamingCall } from '@grpc/grpc-js';
 import {
@@ -65,7 +66,7 @@ export class ExchangeStreams {
  * aborts all of them. Each incoming message is a batch of frames, handled in order.
  */
 class ExchangeSession {
-  private readonly inFlight = new Map<string, ExchangeSink>();
+  private readonly inFlight = new IdTable<ExchangeSink>();
   private readonly writer: FrameWriter;
   private clientDone = false;
   private draining = false;
