@@ -103,7 +103,7 @@ function aged(held: Held, nowMs: number): Reject {
   const verdict = held.verdict;
   const elapsedSeconds = (nowMs - held.receivedAt) / 1000;
   const shorten = (seconds: number) => Math.max(0, Math.ceil(seconds - elapsedSeconds));
-  const refusal: Reject = { ...verdict, holdMs: held.until - nowMs };
+  const refusal: Reject = Object.assign({}, verdict, { holdMs: held.until - nowMs });
   if (verdict.retryAfterSeconds !== undefined) {
     refusal.retryAfterSeconds =
       verdict.code === 'rate_limited'
@@ -112,12 +112,13 @@ function aged(held: Held, nowMs: number): Reject {
   }
   if (verdict.rate) {
     const resetSeconds = shorten(verdict.rate.resetSeconds);
-    if (held.agedRate?.resetSeconds !== resetSeconds) held.agedRate = { ...verdict.rate, resetSeconds };
+    if (held.agedRate?.resetSeconds !== resetSeconds) held.agedRate = Object.assign({}, verdict.rate, { resetSeconds });
     refusal.rate = held.agedRate;
   }
   if (verdict.quota) {
     const resetSeconds = shorten(verdict.quota.resetSeconds);
-    if (held.agedQuota?.resetSeconds !== resetSeconds) held.agedQuota = { ...verdict.quota, resetSeconds };
+    if (held.agedQuota?.resetSeconds !== resetSeconds)
+      held.agedQuota = Object.assign({}, verdict.quota, { resetSeconds });
     refusal.quota = held.agedQuota;
   }
   return refusal;

@@ -51,6 +51,17 @@ export interface BufferedAnswer {
   cut?: true;
 }
 
+/** A buffered answer with the fields it has: a head only once one came. */
+function answer(
+  head: ResponseHeadInfo | undefined,
+  body: Buffer,
+  outcome: Pick<BufferedAnswer, 'failure' | 'cut'>,
+): BufferedAnswer {
+  const buffered: BufferedAnswer = { body, ...outcome };
+  if (head) buffered.head = head;
+  return buffered;
+}
+
 /**
  * Collects a whole answer (MCP tools and tests need the body in one piece). With `maxBytes`, at most that much of the
  * body is kept: the request asks for a window of one byte more (a stream sends no more than that, since no credit is
@@ -74,19 +85,14 @@ export function callBuffered(
       settled = true;
       resolve(answer);
     };
-    const cutAt = (whole: Buffer): BufferedAnswer => ({
-      ...(head ? { head } : {}),
-      body: whole.subarray(0, maxBytes),
-      cut: true,
-    });
+    const cutAt = (whole: Buffer): BufferedAnswer => answer(head, whole.subarray(0, maxBytes), { cut: true });
     /** The call, once caller.call returned: a sink called from inside it cancels when it returns. */
     const pending: { call?: ProviderCall; cancelOnReturn?: boolean } = {};
     const windowed = Number.isFinite(maxBytes)
-      ? {
-          ...request,
+      ? Object.assign({}, request, {
           window_bytes: request.window_bytes ?? maxBytes + 1,
           max_body_bytes: request.max_body_bytes ?? maxBytes + 1,
-        }
+        })
       : request;
     pending.call = caller.call(windowed, {
       onWhole: (value, body) => {
@@ -104,8 +110,7 @@ export function callBuffered(
         if (pending.call) pending.call.cancel();
         else pending.cancelOnReturn = true;
       },
-      onEnd: (failure) =>
-        settle({ ...(head ? { head } : {}), body: Buffer.concat(chunks), ...(failure ? { failure } : {}) }),
+      onEnd: (failure) => settle(answer(head, Buffer.concat(chunks), failure ? { failure } : {})),
     });
     if (pending.cancelOnReturn) pending.call.cancel();
   });

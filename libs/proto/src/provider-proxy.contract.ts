@@ -15,7 +15,7 @@ let cached: ProtoGrpcType | undefined;
 
 function loadContract(): ProtoGrpcType {
   if (cached) return cached;
-  const definition = loadSync(CONTRACT_FILE, { ...LOADER_OPTIONS, includeDirs: [PROTO_ROOT] });
+  const definition = loadSync(CONTRACT_FILE, Object.assign({}, LOADER_OPTIONS, { includeDirs: [PROTO_ROOT] }));
   const root = loadContractRoot(PROTO_ROOT, CONTRACT_FILE);
   encodeDirectly(definition, SERVICE, root);
   // Every forwarded request's frames, both ways, in place of what encodeDirectly set for Exchange: reflected-codec.ts.

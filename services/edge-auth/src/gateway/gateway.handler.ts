@@ -95,10 +95,10 @@ export function createGatewayHandler(deps: GatewayDeps) {
         if (!isGet) return sendProblem(res, 'path_not_allowed', requestId, { headers: limitHeaders(verdict) });
         const body = JSON.stringify(verdict.description);
         res.writeHead(200, {
-          ...limitHeaders(verdict),
           'Content-Type': 'application/json; charset=utf-8',
           'Content-Length': Buffer.byteLength(body),
           'Cache-Control': 'no-store',
+          ...limitHeaders(verdict),
         });
         res.end(body);
       });
@@ -257,7 +257,8 @@ function forward(
     onWhole(head, body) {
       providerAnswered();
       if (acceptsGzip(req) && body.length >= deps.gzipMinBytes) {
-        sink.onHead({ ...head, headers: { ...head.headers, 'content-length': String(body.length) } });
+        const headers = Object.assign({}, head.headers, { 'content-length': String(body.length) });
+        sink.onHead({ status: head.status, contentType: head.contentType, headers });
         sink.onChunk(body);
         sink.onEnd();
         return;
