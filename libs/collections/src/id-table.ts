@@ -2,10 +2,10 @@
  * Values by string id, for ids that come and go all the time: the requests in flight on a stream, the replies
  * awaited on an inbox. A `Map` does that job badly in V8 when it lives long: each time its table fills up with
  * deleted entries it is rebuilt, and the obsolete table keeps a link to its successor (for iterators still on it)
- * as well as its own entries. Once one obsolete table is in the old generation, every later table and each value
- * on it (whole request graphs) outlives every scavenge until a full collection: edge-auth promoted 38 % of its
- * young generation that way (docs/benchmarks.md, "edge-auth's collector"). A dictionary-mode object has no such
- * link: a table it outgrows is garbage at once.
+ * as well as its own entries. Once one obsolete table is in the old generation, every later table and each value on
+ * it (whole request graphs) outlives every scavenge until a full collection: with one other cause, that kept 39 % of
+ * edge-auth's young generation alive per scavenge (docs/benchmarks.md, "edge-auth's collector"). A dictionary-mode
+ * object has no such link: a table it outgrows is garbage at once.
  */
 export class IdTable<V extends NonNullable<unknown>> {
   private entries: Record<string, V> = Object.create(null) as Record<string, V>;
