@@ -45,7 +45,8 @@ export default tseslint.config(
         {
           selector: "ObjectExpression[properties.0.type='SpreadElement'][properties.1]",
           message:
-            'A copy with fields added: use Object.assign({}, source, { field }) or spell the fields out (a spread first, then a new field, costs a hidden class per object on Node 20).',
+            'A copy with fields added: use Object.assign({}, source, { field }) or spell the fields out ' +
+            '(a spread first, then a new field, costs a hidden class per object on Node 20).',
         },
       ],
     },

@@ -67,9 +67,9 @@ const backlog = (lane: Lane): number => lane.stream?.writableLength ?? 0;
 
 /**
  * Multiplexes requests over a few long-lived Exchange streams (docs/benchmarks.md: ~5-6x the throughput of one unary
- * call per request). Frames are correlated by id; a small answer comes as one whole frame; each request has its own deadline; a broken stream fails only
- * its own requests and is reopened by the next call (requests no replica started go again, see DRAINING_RETRIES
- * and CONNECT_BUDGET_MS); a lane whose writes back up is avoided until it drains.
+ * call per request). Frames are correlated by id; a small answer comes as one whole frame; each request has its own
+ * deadline; a broken stream fails only its own requests and is reopened by the next call (requests no replica started
+ * go again, see DRAINING_RETRIES and CONNECT_BUDGET_MS); a lane whose writes back up is avoided until it drains.
  * The frames of one event-loop turn go out as one message per lane: one write instead of one per request.
  */
 export class StreamProviderCaller implements ProviderCaller {
@@ -131,7 +131,7 @@ export class StreamProviderCaller implements ProviderCaller {
     this.inFlight.set(id, entry);
     lane.inFlight.set(id, entry);
     // Not `{ ...request, correlation_id: id }`: on Node 20 a spread followed by a field the source lacks gives each
-    // object a hidden class of its own, which only a full collection frees (docs/benchmarks.md, "edge-auth's collector").
+    // object a hidden class of its own, freed only by a full collection (docs/benchmarks.md, "edge-auth's collector").
     this.send(lane, { request: Object.assign({}, request, { correlation_id: id }) });
   }
 
