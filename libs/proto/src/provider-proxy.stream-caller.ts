@@ -29,7 +29,8 @@ interface Lane {
   /** A replica's headers came on the lane's stream: from then on a request sent on it may have reached a replica. */
   reached: boolean;
   congested: boolean;
-  inFlight: IdTable<InFlight>;
+  /** Requests of this lane still in flight (their entries are in the caller's table, which names their lane). */
+  inFlight: number;
   /** Frames written during this event-loop turn; they leave as one message when the turn ends. */
   queued: ClientFrame[];
   flushScheduled: boolean;
@@ -89,7 +90,7 @@ export class StreamProviderCaller implements ProviderCaller {
       stream: null,
       reached: false,
       congested: false,
-      inFlight: new IdTable<InFlight>(),
+      inFlight: 0,
       queued: [],
       flushScheduled: false,
     }));
@@ -129,7 +130,7 @@ export class StreamProviderCaller implements ProviderCaller {
     const timer = setTimeout(() => this.expire(id), Math.max(1, deadline - Date.now()));
     const entry: InFlight = { sink, timer, lane, request, handle, deadline, attempt, headSeen: false };
     this.inFlight.set(id, entry);
-    lane.inFlight.set(id, entry);
+    lane.inFlight++;
     // Not `{ ...request, correlation_id: id }`: on Node 20 a spread followed by a field the source lacks gives each
     // object a hidden class of its own, freed only by a full collection (docs/benchmarks.md, "edge-auth's collector").
     this.send(lane, { request: Object.assign({}, request, { correlation_id: id }) });
@@ -219,8 +220,9 @@ export class StreamProviderCaller implements ProviderCaller {
       lane.reached = false;
       // Queued frames belong to the broken stream's requests; a reopened stream must not get them.
       lane.queued = [];
-      for (const id of lane.inFlight.ids()) {
-        const entry = lane.inFlight.get(id)!;
+      for (const id of this.inFlight.ids()) {
+        const entry = this.inFlight.get(id);
+        if (entry?.lane !== lane) continue;
         // A replica ends a stream cleanly only once it has nothing in flight (a draining provider-proxy), and sends
         // its headers before it reads a request: a request still waiting here after a clean end, or on a stream
         // that broke before any headers, was never started, so it goes again. After headers and an error it may
@@ -280,7 +282,7 @@ export class StreamProviderCaller implements ProviderCaller {
   private retry(id: string, entry: InFlight): void {
     this.forget(id, entry);
     // The refusing stream ends once its last request is done; until then it must not take this one again.
-    if (entry.lane.inFlight.size === 0) this.retire(entry.lane);
+    if (entry.lane.inFlight === 0) this.retire(entry.lane);
     setTimeout(
       () => {
         if (entry.handle.cancelled) return;
@@ -328,7 +330,7 @@ export class StreamProviderCaller implements ProviderCaller {
 
   private forget(id: string, entry: InFlight): void {
     clearTimeout(entry.timer);
-    entry.lane.inFlight.delete(id);
+    entry.lane.inFlight--;
     this.inFlight.delete(id);
   }
 }
