@@ -6,6 +6,11 @@ export interface ProcessCpu {
   name: string;
   pid: number;
   cpuPercent: number;
+  /**
+   * Context switches of all its threads over the window (those alive when it ended), voluntary and not: each is a
+   * wake-up or a preemption. Absent in reports made before it was counted.
+   */
+  contextSwitches?: number;
 }
 
 export interface CpuUsage {
@@ -15,6 +20,13 @@ export interface CpuUsage {
   /** Whole machine busy time in % of one core; minus ours it is what other people's work took. */
   machinePercent: number;
   othersPercent: number;
+  /**
+   * Time the hypervisor gave to something else while this machine wanted its cores (steal), in % of one core; absent
+   * in older reports.
+   */
+  stealPercent?: number;
+  /** Context switches per second on the whole machine (absent in older reports). */
+  contextSwitchesPerSecond?: number;
 }
 
 const TICKS_PER_SECOND = 100;
@@ -51,14 +63,40 @@ function nameOf(pid: number): string {
   }
 }
 
-function machineBusyTicks(): number {
+interface MachineCounters {
+  busyTicks: number;
+  stealTicks: number;
+  contextSwitches: number;
+}
+
+function machineCounters(): MachineCounters {
   try {
-    const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+    const lines = readFileSync('/proc/stat', 'utf8').split('\n');
+    const cpu = lines[0]!.trim().split(/\s+/).slice(1).map(Number);
     // user nice system idle iowait irq softirq steal ...: busy = all but idle and iowait.
     const total = cpu.reduce((sum, value) => sum + value, 0);
-    return total - (cpu[3] ?? 0) - (cpu[4] ?? 0);
+    const ctxt = lines.find((line) => line.startsWith('ctxt '));
+    return {
+      busyTicks: total - (cpu[3] ?? 0) - (cpu[4] ?? 0),
+      stealTicks: cpu[7] ?? Number.NaN,
+      contextSwitches: ctxt ? Number(ctxt.slice(5)) : Number.NaN,
+    };
   } catch {
-    return Number.NaN;
+    return { busyTicks: Number.NaN, stealTicks: Number.NaN, contextSwitches: Number.NaN };
+  }
+}
+
+/** Voluntary and involuntary context switches of every thread the process has now. */
+function contextSwitchesOf(pid: number): number | undefined {
+  try {
+    let switches = 0;
+    for (const thread of readdirSync(`/proc/${pid}/task`)) {
+      const status = readFileSync(`/proc/${pid}/task/${thread}/status`, 'utf8');
+      for (const match of status.matchAll(/^(?:non)?voluntary_ctxt_switches:\s+(\d+)$/gm)) switches += Number(match[1]);
+    }
+    return switches;
+  } catch {
+    return undefined;
   }
 }
 
@@ -86,17 +124,24 @@ function familyOf(root: number): number[] {
 
 /**
  * Measures where the CPU went during a run: this process and all its descendants (Linux /proc), sampled every
- * 200 ms so that a load generator that exits before stop() still counts (up to its last sample).
+ * 200 ms so that a load generator that exits before stop() still counts (up to its last sample). Context switches
+ * are read at the start and at the end only (a thread's count is gone with it), so a process that exits before
+ * stop() has none.
  */
 export class CpuMeter {
   private readonly startedAt = process.hrtime.bigint();
   private readonly first = new Map<number, number>();
   private readonly last = new Map<number, { ticks: number; name: string }>();
-  private readonly machineStart = machineBusyTicks();
+  private readonly firstSwitches = new Map<number, number>();
+  private readonly machineStart = machineCounters();
   private readonly timer: NodeJS.Timeout;
 
   constructor() {
     this.sample(true);
+    for (const pid of this.last.keys()) {
+      const switches = contextSwitchesOf(pid);
+      if (switches !== undefined) this.firstSwitches.set(pid, switches);
+    }
     this.timer = setInterval(() => this.sample(false), 200);
   }
 
@@ -119,21 +164,36 @@ export class CpuMeter {
     clearInterval(this.timer);
     const seconds = Number(process.hrtime.bigint() - this.startedAt) / 1e9;
     const percent = (ticks: number) => Math.round((ticks / TICKS_PER_SECOND / seconds) * 1000) / 10;
-    const processes: ProcessCpu[] = [...this.last].map(([pid, { ticks, name }]) => ({
-      name,
-      pid,
-      cpuPercent: percent(ticks - (this.first.get(pid) ?? 0)),
-    }));
+    const processes: ProcessCpu[] = [...this.last].map(([pid, { ticks, name }]) => {
+      const item: ProcessCpu = { name, pid, cpuPercent: percent(ticks - (this.first.get(pid) ?? 0)) };
+      const switches = contextSwitchesOf(pid);
+      // A process that began during the window counts from zero, as its CPU does; a thread that ended takes its
+      // count along, so the difference is never allowed below zero.
+      if (switches !== undefined) item.contextSwitches = Math.max(0, switches - (this.firstSwitches.get(pid) ?? 0));
+      return item;
+    });
     processes.sort((a, b) => b.cpuPercent - a.cpuPercent);
-    const machinePercent = percent(machineBusyTicks() - this.machineStart);
+    const machineEnd = machineCounters();
+    const machinePercent = percent(machineEnd.busyTicks - this.machineStart.busyTicks);
     const ours = processes.reduce((sum, item) => sum + item.cpuPercent, 0);
     return {
       seconds,
       processes: processes.filter((item) => item.cpuPercent >= 0.5),
       machinePercent,
       othersPercent: Math.max(0, Math.round((machinePercent - ours) * 10) / 10),
+      stealPercent: percent(machineEnd.stealTicks - this.machineStart.stealTicks),
+      contextSwitchesPerSecond: Math.round((machineEnd.contextSwitches - this.machineStart.contextSwitches) / seconds),
     };
   }
+}
+
+/** Context switches per process name over the window, for the processes that counted them. */
+export function contextSwitchesByName(usage: CpuUsage): Map<string, number> {
+  const byName = new Map<string, number>();
+  for (const item of usage.processes) {
+    if (item.contextSwitches !== undefined) byName.set(item.name, (byName.get(item.name) ?? 0) + item.contextSwitches);
+  }
+  return byName;
 }
 
 /** CPU % per process name (nginx workers, several edges of one kind add up). */

@@ -1,7 +1,7 @@
 import { mcpMarkdown, type McpBenchSection } from '../mcp/mcp.bench';
 import type { AccuracySection, QuotaResult } from '../accuracy/accuracy.bench';
 import type { GatewaySection } from '../gateway/gateway.bench';
-import { cpuByName, formatCpu, type CpuUsage } from '../lib/cpu-meter';
+import { contextSwitchesByName, cpuByName, formatCpu, type CpuUsage } from '../lib/cpu-meter';
 import type { StageFigures } from '../lib/edge-stages';
 import type { MachineInfo } from '../lib/machine';
 import { LIMITER_TARGET_RATIO, type LimiterSection, type LimiterTargetFigures } from '../limiter/limiter.bench';
@@ -260,6 +260,15 @@ function pathMicrosPerRequest(target: string, cpu: CpuUsage, requests: number): 
 
 const sum = (values: Iterable<number>) => [...values].reduce((total, value) => total + value, 0);
 
+/** Context switches per request of the processes on the target's path, then the machine's; '-' in older reports. */
+function switchesPerRequest(target: string, cpu: CpuUsage, requests: number): string {
+  const byProcess = contextSwitchesByName(cpu);
+  if (byProcess.size === 0 || cpu.contextSwitchesPerSecond === undefined) return '-';
+  const onPath = sum([...byProcess].flatMap(([name, switches]) => (onPathOf(target, name) ? [switches] : [])));
+  const perRequest = (switches: number) => n(switches / Math.max(1, requests), 1);
+  return `${perRequest(onPath)} (${perRequest(cpu.contextSwitchesPerSecond * cpu.seconds)})`;
+}
+
 /**
  * Each target's CPU per request at the fixed arrival rates against its saturated figure, counting the processes on
  * its path: saturated, one wake-up of a process serves a batch of requests; at a fixed rate nearly every request
@@ -267,7 +276,13 @@ const sum = (values: Iterable<number>) => [...values].reduce((total, value) => t
  * (docs/benchmarks.md).
  */
 function fixedRateCpuMarkdown(section: GatewaySection): string[] {
-  const rows: { label: string; byProcess: Map<string, number>; ratio?: number }[] = [];
+  const rows: {
+    label: string;
+    byProcess: Map<string, number>;
+    ratio?: number;
+    switches: string;
+    machine: string;
+  }[] = [];
   for (const target of section.targets) {
     const saturatedRow = section.cpuPerRequest.find((row) => row.target === target.name);
     const saturated = saturatedRow
@@ -285,6 +300,9 @@ function fixedRateCpuMarkdown(section: GatewaySection): string[] {
         label: `${target.name} at ${n(level.rate)}/s`,
         byProcess,
         ...(saturated > 0 ? { ratio: sum(byProcess.values()) / saturated } : {}),
+        switches: switchesPerRequest(target.name, run.cpu, run.requests),
+        machine:
+          run.cpu.stealPercent === undefined ? '-' : `${n(run.cpu.machinePercent)} % / ${n(run.cpu.stealPercent, 1)} %`,
       });
     }
   }
@@ -294,11 +312,15 @@ function fixedRateCpuMarkdown(section: GatewaySection): string[] {
     '',
     "CPU time per request at the fixed arrival rates (µs; k6 run 1), by process on the target's path. Saturated, " +
       'one wake-up of a process serves a batch of requests; at a fixed rate nearly every request wakes each ' +
-      'process on its path, so the last column, the path against its saturated figure, is what the ' +
-      "machine's wake-ups cost.",
+      "process on its path, so `x saturated`, the path against its saturated figure, is what the machine's " +
+      'wake-ups cost. `switches` counts the context switches per request of the processes on the path (all their ' +
+      'threads; a process that exits during the run, as k6 does, is not counted), and in brackets those of the ' +
+      'whole machine; `machine` is how busy the machine was and how much of its time the hypervisor gave to ' +
+      'others (steal), both in % of one core: a busy machine and many switches point at a tail made by ' +
+      'processes queueing for a core rather than by one process pausing (docs/benchmarks.md).',
     '',
-    `| target and rate | path in all | ${names.join(' | ')} | x saturated |`,
-    `|---|---|${names.map(() => '---').join('|')}|---|`,
+    `| target and rate | path in all | ${names.join(' | ')} | x saturated | switches | machine busy / steal |`,
+    `|---|---|${names.map(() => '---').join('|')}|---|---|---|`,
     ...rows.map(
       (row) =>
         `| ${row.label} | ${n(sum(row.byProcess.values()))} | ${names
@@ -306,7 +328,9 @@ function fixedRateCpuMarkdown(section: GatewaySection): string[] {
             const micros = row.byProcess.get(name);
             return micros === undefined ? '-' : n(micros);
           })
-          .join(' | ')} | ${row.ratio === undefined ? '-' : `${n(row.ratio, 1)}x`} |`,
+          .join(
+            ' | ',
+          )} | ${row.ratio === undefined ? '-' : `${n(row.ratio, 1)}x`} | ${row.switches} | ${row.machine} |`,
     ),
   ];
 }
