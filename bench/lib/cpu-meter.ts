@@ -187,20 +187,24 @@ export class CpuMeter {
   }
 }
 
-/** Context switches per process name over the window, for the processes that counted them. */
-export function contextSwitchesByName(usage: CpuUsage): Map<string, number> {
+/** A figure summed per process name (nginx workers, several edges of one kind add up); processes without it skipped. */
+function sumByName(usage: CpuUsage, figure: (item: ProcessCpu) => number | undefined): Map<string, number> {
   const byName = new Map<string, number>();
   for (const item of usage.processes) {
-    if (item.contextSwitches !== undefined) byName.set(item.name, (byName.get(item.name) ?? 0) + item.contextSwitches);
+    const value = figure(item);
+    if (value !== undefined) byName.set(item.name, (byName.get(item.name) ?? 0) + value);
   }
   return byName;
 }
 
-/** CPU % per process name (nginx workers, several edges of one kind add up). */
+/** Context switches per process name over the window, for the processes that counted them. */
+export function contextSwitchesByName(usage: CpuUsage): Map<string, number> {
+  return sumByName(usage, (item) => item.contextSwitches);
+}
+
+/** CPU % per process name, busiest first. */
 export function cpuByName(usage: CpuUsage): Map<string, number> {
-  const byName = new Map<string, number>();
-  for (const item of usage.processes) byName.set(item.name, (byName.get(item.name) ?? 0) + item.cpuPercent);
-  return new Map([...byName].sort((a, b) => b[1] - a[1]));
+  return new Map([...sumByName(usage, (item) => item.cpuPercent)].sort((a, b) => b[1] - a[1]));
 }
 
 export function formatCpu(usage: CpuUsage | undefined): string {
