@@ -132,6 +132,14 @@ const named = (objects: Obj[], kind: string, component: string) =>
   objects.find(
     (object) => object.kind === kind && object.metadata.labels?.['app.kubernetes.io/component'] === component,
   );
+/** A component Deployment's container env, by variable name. */
+const envOf = (objects: Obj[], component: string): Map<string, Obj> =>
+  new Map(
+    (named(objects, 'Deployment', component)!.spec.template.spec.containers[0].env as Obj[]).map((entry) => [
+      entry.name as string,
+      entry,
+    ]),
+  );
 
 // The chart's own defaults install the whole product: they must render, and follow the same policy.
 const defaultValues = 'the default values';
@@ -344,14 +352,7 @@ describe('charts/gateway', () => {
 
   it('wires portal-api and oauth-server to the public hosts and the default Secret names with the default values', () => {
     const objects = render([]);
-    const envOf = (component: string) =>
-      new Map(
-        (named(objects, 'Deployment', component)!.spec.template.spec.containers[0].env as Obj[]).map((entry) => [
-          entry.name as string,
-          entry,
-        ]),
-      );
-    const portal = envOf('portal-api');
+    const portal = envOf(objects, 'portal-api');
     expect(portal.get('PUBLIC_URL')?.value).toBe('https://portal.gateway.example.com');
     expect(portal.get('REST_BASE_URL')?.value).toBe('https://api.gateway.example.com');
     expect(portal.get('MCP_URL')?.value).toBe('https://mcp.gateway.example.com/mcp');
@@ -359,16 +360,18 @@ describe('charts/gateway', () => {
     expect(portal.get('MONGODB_URI')?.valueFrom?.secretKeyRef?.name).toBe('gateway-mongodb');
     expect(portal.get('CREDENTIALS_ENCRYPTION_KEYS')?.valueFrom?.secretKeyRef?.name).toBe('gateway-credentials');
     expect(portal.get('VIDEO_ADS_APP_SECRET')?.valueFrom?.secretKeyRef?.name).toBe('gateway-platforms');
-    const oauth = envOf('oauth-server');
+    const oauth = envOf(objects, 'oauth-server');
     expect(oauth.get('ISSUER')?.value).toBe('https://auth.gateway.example.com');
     expect(oauth.get('MCP_RESOURCE_URL')?.value).toBe('https://mcp.gateway.example.com/mcp');
     expect(oauth.get('OAUTH_SIGNING_KEYS')?.valueFrom?.secretKeyRef).toEqual({
       name: 'gateway-oauth-signing',
       key: 'OAUTH_SIGNING_KEYS',
     });
-    expect(envOf('mcp-server').get('AUTHORIZATION_SERVER_URL')?.value).toBe('https://auth.gateway.example.com');
+    expect(envOf(objects, 'mcp-server').get('AUTHORIZATION_SERVER_URL')?.value).toBe(
+      'https://auth.gateway.example.com',
+    );
     // mcp-server serves oauth-server's metadata at its own origin too, fetched through the Service
-    expect(envOf('mcp-server').get('AUTHORIZATION_SERVER_INTERNAL_URL')?.value).toBe(
+    expect(envOf(objects, 'mcp-server').get('AUTHORIZATION_SERVER_INTERNAL_URL')?.value).toBe(
       'http://gateway-oauth-server:8080',
     );
     const mcpEgress = named(objects, 'NetworkPolicy', 'mcp-server')!.spec.egress as Obj[];
@@ -433,13 +436,6 @@ describe('charts/gateway', () => {
   });
 
   it('wires every entry of providers into provider-proxy and portal-api, and into the sandbox in dev', () => {
-    const envOf = (objects: Obj[], component: string) =>
-      new Map(
-        (named(objects, 'Deployment', component)!.spec.template.spec.containers[0].env as Obj[]).map((entry) => [
-          entry.name as string,
-          entry,
-        ]),
-      );
     const production = render([
       '--values',
       join(chart, 'ci', 'minimal-values.yaml'),
@@ -489,13 +485,6 @@ describe('charts/gateway', () => {
   });
 
   it('wires the three marketplace apps: one shared host, each app optional, the sandbox with its own default apps', () => {
-    const envOf = (objects: Obj[], component: string) =>
-      new Map(
-        (named(objects, 'Deployment', component)!.spec.template.spec.containers[0].env as Obj[]).map((entry) => [
-          entry.name as string,
-          entry,
-        ]),
-      );
     const apps = [
       { prefix: 'MARKETPLACE', sandbox: 'SANDBOX_MARKETPLACE_SELLER', constant: 'DEV_MARKETPLACE_SELLER_KEY' },
       { prefix: 'MARKETPLACE_ADS', sandbox: 'SANDBOX_MARKETPLACE_ADS', constant: 'DEV_MARKETPLACE_ADS_KEY' },
@@ -571,14 +560,83 @@ describe('charts/gateway', () => {
     ).toContain('providers.marketplace-ads.env.MARKETPLACE_BASE_URL ("https://elsewhere.example") differs');
   });
 
+  it("reads a platform's app credentials from a Secret of their own when its references name one", () => {
+    // docs/deploy.md, "Providers and their Secret keys": the marketplace seller app in gateway-marketplace.
+    const ownSecret = (existingSecret: string, secret = 'marketplace', keyOfKey = 'partnerKey') => [
+      '--set-json',
+      `secrets.marketplace=${JSON.stringify({
+        existingSecret,
+        keys: { partnerId: 'MARKETPLACE_PARTNER_ID', partnerKey: 'MARKETPLACE_PARTNER_KEY' },
+      })}`,
+      '--set-json',
+      `providers.marketplace.secretEnv=${JSON.stringify({
+        MARKETPLACE_PARTNER_ID: { secret, key: 'partnerId', optional: true },
+        MARKETPLACE_PARTNER_KEY: { secret, key: keyOfKey, optional: true },
+      })}`,
+      '--set-json',
+      `providers.marketplace.sandbox.secretEnv=${JSON.stringify({
+        SANDBOX_MARKETPLACE_SELLER_PARTNER_ID: { secret, key: 'partnerId', optional: true },
+        SANDBOX_MARKETPLACE_SELLER_PARTNER_KEY: { secret, key: keyOfKey, optional: true },
+      })}`,
+    ];
+    const minimal = [
+      '--values',
+      join(chart, 'ci', 'minimal-values.yaml'),
+      '--set',
+      'components.portal-api.enabled=true',
+    ];
+    const production = render([...minimal, ...ownSecret('gateway-marketplace')]);
+    for (const component of ['provider-proxy', 'portal-api']) {
+      const env = envOf(production, component);
+      expect(env.get('MARKETPLACE_PARTNER_KEY')?.valueFrom?.secretKeyRef).toEqual({
+        name: 'gateway-marketplace',
+        key: 'MARKETPLACE_PARTNER_KEY',
+        optional: true,
+      });
+      // the other apps stay in the platforms Secret
+      expect(env.get('MARKETPLACE_ADS_PARTNER_KEY')?.valueFrom?.secretKeyRef?.name).toBe('gateway-platforms');
+      expect(env.get('VIDEO_ADS_APP_SECRET')?.valueFrom?.secretKeyRef?.name).toBe('gateway-platforms');
+    }
+
+    // an entry without its Secret is named with the components that need it; a reference to nothing fails the render
+    expect(renderError([...minimal, ...ownSecret('')])).toContain(
+      'secrets.marketplace.existingSecret is required by portal-api, provider-proxy',
+    );
+    expect(renderError([...minimal, ...ownSecret('gateway-marketplace', 'nosuch')])).toContain(
+      'refers to secrets.nosuch, which is not defined',
+    );
+    expect(renderError([...minimal, ...ownSecret('gateway-marketplace', 'marketplace', 'appSecret')])).toContain(
+      'refers to secrets.marketplace.keys.appSecret, which is not defined',
+    );
+    // the schema refuses an empty entry name
+    expect(renderError([...minimal, ...ownSecret('gateway-marketplace', '')])).toContain(
+      "at '/providers/marketplace/secretEnv/MARKETPLACE_PARTNER_ID/secret': minLength: got 0, want 1",
+    );
+
+    // dev: the chart creates that Secret too, from devSecrets.values, and the sandbox reads the app from it
+    const dev = render([
+      '--values',
+      join(chart, 'ci', 'dev-values.yaml'),
+      '--set',
+      'components.portal-api.enabled=true',
+      ...ownSecret(''),
+    ]);
+    const devMarketplace = kindsOf(dev, 'Secret').find((secret) => secret.metadata.name === 'gateway-dev-marketplace')!;
+    expect(Object.keys(devMarketplace.stringData).sort()).toEqual([
+      'MARKETPLACE_PARTNER_ID',
+      'MARKETPLACE_PARTNER_KEY',
+    ]);
+    expect(devMarketplace.stringData.MARKETPLACE_PARTNER_ID).toBe('2001001');
+    expect(
+      envOf(dev, 'platform-sandbox').get('SANDBOX_MARKETPLACE_SELLER_PARTNER_KEY')?.valueFrom?.secretKeyRef,
+    ).toEqual({
+      name: 'gateway-dev-marketplace',
+      key: 'MARKETPLACE_PARTNER_KEY',
+      optional: true,
+    });
+  });
+
   it('wires search-ads by its two platform hosts alone: no app, so no Secret key, and the sandbox in dev', () => {
-    const envOf = (objects: Obj[], component: string) =>
-      new Map(
-        (named(objects, 'Deployment', component)!.spec.template.spec.containers[0].env as Obj[]).map((entry) => [
-          entry.name as string,
-          entry,
-        ]),
-      );
     const searchAdsEnv = (env: Map<string, Obj>) => [...env.keys()].filter((name) => name.startsWith('SEARCH_ADS_'));
     const production = render([
       '--values',

@@ -117,9 +117,9 @@ devSecrets.create is on, else "" (the validation fails the render before that ma
 {{- end -}}
 
 {{/*
-The app credentials a component reads from secrets.platforms through `providers`: every provider's secretEnv
-(uses: providers) or sandbox.secretEnv (uses: sandbox), as {NAME: {secret, key, optional}}. Argument:
-(list $ $component). Returns YAML; use with fromYaml.
+The app credentials a component reads through `providers`: every provider's secretEnv (uses: providers) or
+sandbox.secretEnv (uses: sandbox), as {NAME: {secret, key, optional}}; `secret` is the `secrets` entry a reference
+names, secrets.platforms by default. Argument: (list $ $component). Returns YAML; use with fromYaml.
 */}}
 {{- define "gateway.providerSecretEnv" -}}
 {{- $root := index . 0 -}}
@@ -132,7 +132,7 @@ The app credentials a component reads from secrets.platforms through `providers`
 {{- if has "sandbox" $c.uses -}}{{- $sources = append $sources (($p.sandbox | default dict).secretEnv | default dict) -}}{{- end -}}
 {{- range $source := $sources -}}
 {{- range $env, $ref := $source -}}
-{{- $_ := set $refs $env (dict "secret" "platforms" "key" $ref.key "optional" ($ref.optional | default false)) -}}
+{{- $_ := set $refs $env (dict "secret" ($ref.secret | default "platforms") "key" $ref.key "optional" ($ref.optional | default false)) -}}
 {{- end -}}
 {{- end -}}
 {{- end -}}
