@@ -360,6 +360,14 @@ function targetsMarkdown(section: GatewaySection, kept: GatewaySection['transpor
         `logic): CPU per answer ${n(section.vsSkeleton.cpu, 2)}x (both without the sandbox and ` +
         `FerretDB), saturated throughput ${n(section.vsSkeleton.throughput, 3)}x`,
     );
+    const floor = section.vsSkeleton.addedP99AtRate;
+    if (floor) {
+      lines.push(
+        `- for reference, not a target: the skeleton's own added p99 at ${n(floor.rate)} req/s (the design's hops ` +
+          `with none of the gateway's logic): ${ms(floor.skeletonMs)}; the gateway's ${ms(at200.p99Ms)}, ` +
+          `${ms(at200.p99Ms - floor.skeletonMs)} over it`,
+      );
+    }
   }
   if (section.refusal) {
     lines.push(
