@@ -265,10 +265,12 @@ export class BenchEnvironment {
   }
 
   async stop(): Promise<void> {
+    // The services first: a quota-actor writes its usage as it stops, and would bring back a database dropped before
+    // (on FerretDB's PostgreSQL backend, a schema left in the machine's PostgreSQL after every run).
+    await this.cluster.stop().catch(() => undefined);
     // Bounded: a database that stopped answering must not keep the benchmark from ending.
     await withTimeout(this.fixtures.store.connection.dropDatabase(), 15_000).catch(() => undefined);
     await withTimeout(this.fixtures.close(), 15_000).catch(() => undefined);
-    await this.cluster.stop().catch(() => undefined);
     await this.mongo.stop().catch(() => undefined);
     await this.nats.stop().catch(() => undefined);
   }
