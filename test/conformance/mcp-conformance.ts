@@ -62,9 +62,10 @@ async function main(): Promise<number> {
     for (const [scenario, code] of results) log(`  ${code === 0 ? 'PASS' : 'FAIL'} ${scenario}`);
     return results.every(([, code]) => code === 0) ? 0 : 1;
   } finally {
+    // The services before the database: a stopping quota-actor writes its usage, which would bring a dropped one back.
+    await cluster?.stop().catch(() => undefined);
     await fixtures?.store.connection.dropDatabase().catch(() => undefined);
     await fixtures?.close().catch(() => undefined);
-    await cluster?.stop().catch(() => undefined);
     await mongo.stop();
     await nats.stop();
   }
