@@ -110,7 +110,8 @@ export interface GatewaySection {
    * The kept gateway path against the design's skeleton (baselines/skeleton.baseline.ts) in the same run: what the
    * gateway's own work costs over the hops of its design. A reference, not one of issue 17's targets. Absent in
    * reports made before the skeleton ran. `addedP99AtRate`: the skeleton's added p99 over direct at the fixed rate
-   * of the latency target (200 req/s), the floor the design itself sets there (absent in older reports).
+   * of the latency target (200 req/s), what the design's hops add there without the gateway's logic (absent in older
+   * reports).
    */
   vsSkeleton?: { cpu: number; throughput: number; addedP99AtRate?: { rate: number; skeletonMs: number } };
 }
