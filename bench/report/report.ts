@@ -1,6 +1,6 @@
 import { mcpMarkdown, type McpBenchSection } from '../mcp/mcp.bench';
 import type { AccuracySection, QuotaResult } from '../accuracy/accuracy.bench';
-import type { GatewaySection, GatewayTargetName } from '../gateway/gateway.bench';
+import { latencyTargetLevel, type GatewaySection, type GatewayTargetName } from '../gateway/gateway.bench';
 import { contextSwitchesByName, cpuByName, formatCpu, type CpuUsage } from '../lib/cpu-meter';
 import type { StageFigures } from '../lib/edge-stages';
 import type { MachineInfo } from '../lib/machine';
@@ -337,7 +337,7 @@ function fixedRateCpuMarkdown(section: GatewaySection): string[] {
 
 /** Issue 17's targets, each with its figure from this run; older reports (no refusal run) keep their own two. */
 function targetsMarkdown(section: GatewaySection, kept: GatewaySection['transports'][number]): string[] {
-  const at200 = kept.added.find((added) => added.rate === 200) ?? kept.added[0]!;
+  const at200 = latencyTargetLevel(kept);
   const lines = [
     `Targets (faster transport, ${kept.transport}; issue 17, ratios within this run):`,
     '',
