@@ -27,6 +27,25 @@ function beforeNextBulkWrite(step: () => Promise<unknown>): void {
   };
 }
 
+/** Records the filter of every findOneAndUpdate sent to monthly_usage until `restore()`. */
+function filtersOfFindOneAndUpdate(): Record<string, unknown>[] & { restore(): void } {
+  const prototype = Object.getPrototypeOf(store.connection.db!.collection('monthly_usage')) as Record<
+    string,
+    (...args: unknown[]) => Promise<unknown>
+  >;
+  const original = prototype.findOneAndUpdate!;
+  const filters = Object.assign([] as Record<string, unknown>[], {
+    restore: () => {
+      prototype.findOneAndUpdate = original;
+    },
+  });
+  prototype.findOneAndUpdate = function (this: { collectionName: string }, ...args: unknown[]) {
+    if (this.collectionName === 'monthly_usage') filters.push(args[0] as Record<string, unknown>);
+    return original.apply(this, args);
+  };
+  return filters;
+}
+
 /** How many finds `step` sent to monthly_usage. */
 async function countedReads(step: () => Promise<unknown>): Promise<number> {
   const reads = countFinds(store.connection);
@@ -101,14 +120,14 @@ describe.each<FenceMode>(['atomic', 'read-then-write'])('usage ledger with the %
   it('releases the unused reservation at a handover, never into a newer owner’s month', async () => {
     const epoch = await ledger.nextEpoch();
     await ledger.open(key('e'), MONTH, epoch, NOW);
-    expect(await ledger.grow(key('e'), MONTH, epoch, 100)).toBe(100);
+    expect(await ledger.grow(key('e'), MONTH, epoch, 100, held)).toBe(100);
     expect(await ledger.flush([blockDelta(key('e'), 30, 30)], epoch, NOW, held)).toEqual([]);
     // A clean handover: the next owner finds no lost reservation and counts exactly what was used.
     const next = await ledger.nextEpoch();
     expect(await ledger.open(key('e'), MONTH, next, NOW)).toMatchObject({ used: 30, reserved: 30 });
 
-    expect(await ledger.grow(key('e'), MONTH, next, 100)).toBe(130);
-    await expect(ledger.grow(key('e'), MONTH, epoch, 5)).rejects.toThrow(FencedError);
+    expect(await ledger.grow(key('e'), MONTH, next, 100, held)).toBe(130);
+    await expect(ledger.grow(key('e'), MONTH, epoch, 5, lapsed)).rejects.toThrow(FencedError);
     // The previous owner's late release must not shrink the reservation the new owner relies on.
     expect(await ledger.flush([blockDelta(key('e'), 0, 0)], epoch, NOW, lapsed)).toEqual([key('e')]);
     const after = await ledger.open(key('e'), MONTH, await ledger.nextEpoch(), NOW);
@@ -126,11 +145,36 @@ describe.each<FenceMode>(['atomic', 'read-then-write'])('usage ledger with the %
     expect(await ledger.open(key('k'), MONTH, await ledger.nextEpoch(), NOW)).toMatchObject({ used: 6 });
   });
 
+  it('grows a reservation sent while the lease holds by `_id` alone on FerretDB, and checks the epoch it returns', async () => {
+    const filters = filtersOfFindOneAndUpdate();
+    try {
+      const epoch = await ledger.nextEpoch();
+      await ledger.open(key('l'), MONTH, epoch, NOW);
+      filters.length = 0;
+      expect(await ledger.grow(key('l'), MONTH, epoch, 10, held)).toBe(10);
+      expect(await ledger.grow(key('l'), MONTH, epoch, 10, lapsed)).toBe(20);
+      const byId = { _id: `${key('l')}:${MONTH}` };
+      expect([...filters]).toEqual(
+        fence === 'atomic'
+          ? [
+              { ...byId, epoch },
+              { ...byId, epoch },
+            ]
+          : [byId, { ...byId, epoch }],
+      );
+      // A document a newer owner claimed is refused whichever filter went out (the lease rules the first out).
+      await ledger.open(key('l'), MONTH, await ledger.nextEpoch(), NOW);
+      await expect(ledger.grow(key('l'), MONTH, epoch, 5, held)).rejects.toThrow(FencedError);
+    } finally {
+      filters.restore();
+    }
+  });
+
   /** An owner with 25 units reserved, whose key another node opens after its next flush read the epochs. */
   async function ownerAboutToBeOvertaken(keyId: string): Promise<number> {
     const old = await ledger.nextEpoch();
     await ledger.open(keyId, MONTH, old, NOW);
-    expect(await ledger.grow(keyId, MONTH, old, 25)).toBe(25);
+    expect(await ledger.grow(keyId, MONTH, old, 25, held)).toBe(25);
     const newerLedger = new UsageLedger(store.connection, fence);
     const newer = await newerLedger.nextEpoch();
     beforeNextBulkWrite(() => newerLedger.open(keyId, MONTH, newer, NOW));

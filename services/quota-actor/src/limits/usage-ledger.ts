@@ -154,14 +154,22 @@ export class UsageLedger {
   /**
    * Adds `units` the owner took from the customer's allowance (CustomerAllowance) to the key's reservation; returns
    * the new reservation. The customer's chain is what keeps the total within the quota; this write is fenced so
-   * that an owner that lost the key cannot reserve for it.
+   * that an owner that lost the key cannot reserve for it. `leaseHeld` says, when the write is sent, whether the
+   * owner's lease is still valid (as for `flush`).
    */
-  async grow(keyId: string, month: string, epoch: number, units: number): Promise<number> {
+  async grow(keyId: string, month: string, epoch: number, units: number, leaseHeld: () => boolean): Promise<number> {
     const id = monthlyUsageId(keyId, month);
+    // On FerretDB a filter of `_id` alone is the one it answers from the index; `{ _id, epoch }` reads the whole
+    // collection, on every reservation, and the node's writes queue behind it. While the lease holds no newer owner
+    // can have opened the key (see `flush`), so the epoch is checked in the document it returns instead.
     const grown = await this.write(() =>
-      this.collection.findOneAndUpdate({ _id: id, epoch }, { $inc: { reserved: units } }, { returnDocument: 'after' }),
+      this.collection.findOneAndUpdate(
+        this.fence === 'read-then-write' && leaseHeld() ? { _id: id } : { _id: id, epoch },
+        { $inc: { reserved: units } },
+        { returnDocument: 'after' },
+      ),
     );
-    if (!grown) throw new FencedError(keyId);
+    if (!grown || grown.epoch !== epoch) throw new FencedError(keyId);
     return grown.reserved;
   }
 

@@ -162,6 +162,9 @@ export class PartitionActor {
     return rates;
   }
 
+  /** Whether the lease is valid now: a ledger write sent while it is can go by `_id` alone on FerretDB. */
+  private readonly leaseHeld = (): boolean => Date.now() < this.lease.validUntil;
+
   private owns(): boolean {
     return !this.stopped && Date.now() < this.lease.validUntil;
   }
@@ -476,7 +479,7 @@ export class PartitionActor {
       if (taken === 0) return false;
       try {
         usage.reserved = await this.serialWrite(() =>
-          this.deps.ledger.grow(keyId, usage.month, this.lease.epoch, taken),
+          this.deps.ledger.grow(keyId, usage.month, this.lease.epoch, taken, this.leaseHeld),
         );
       } catch (error) {
         // Taken but never reserved: nobody can use these units, so they go back to the customer.
@@ -555,7 +558,7 @@ export class PartitionActor {
             group.map((item) => item.delta),
             this.lease.epoch,
             now,
-            () => Date.now() < this.lease.validUntil,
+            this.leaseHeld,
           ),
         );
         if (fencedKeys.length > 0) this.fenced();
