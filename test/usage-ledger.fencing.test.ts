@@ -273,3 +273,38 @@ it('sends one write at a time with the read-then-write fence (FerretDB can deadl
     Object.assign(prototype, originals);
   }
 });
+
+it('sends a decision’s write on FerretDB before the usage flushes already waiting, after the one in flight', async () => {
+  const collection = store.connection.db!.collection('monthly_usage');
+  const prototype = Object.getPrototypeOf(collection) as Record<string, (...args: unknown[]) => Promise<unknown>>;
+  const originals = { findOneAndUpdate: prototype.findOneAndUpdate!, bulkWrite: prototype.bulkWrite! };
+  let sent: string[] | undefined;
+  let releaseFirst!: () => void;
+  const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
+  for (const [name, original] of Object.entries(originals)) {
+    prototype[name] = async function (this: { collectionName: string }, ...args: unknown[]) {
+      if (sent && this.collectionName === 'monthly_usage') {
+        sent.push(name === 'bulkWrite' ? 'flush' : 'grow');
+        if (sent.length === 1) await firstHeld;
+      }
+      return original.apply(this, args);
+    };
+  }
+  try {
+    const ledger = new UsageLedger(store.connection, 'read-then-write');
+    const epoch = await ledger.nextEpoch();
+    const keyId = 'key_priority';
+    await ledger.open(keyId, MONTH, epoch, NOW);
+    sent = [];
+    const flush = () =>
+      ledger.flush([{ keyId, month: MONTH, used: 1, suggestions: 0, days: { '24': 1 } }], epoch, NOW, held);
+    const written = [flush(), flush(), flush(), ledger.grow(keyId, MONTH, epoch, 10, held)];
+    await new Promise(setImmediate);
+    releaseFirst();
+    await Promise.all(written);
+    expect(sent).toEqual(['flush', 'grow', 'flush', 'flush']);
+    expect(await ledger.open(keyId, MONTH, await ledger.nextEpoch(), NOW)).toMatchObject({ used: 10, reserved: 10 });
+  } finally {
+    Object.assign(prototype, originals);
+  }
+});

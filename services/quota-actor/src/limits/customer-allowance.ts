@@ -125,17 +125,19 @@ export class CustomerAllowance {
       key_id: '',
       at: new Date(),
     };
-    if (await this.insertStep(step)) return { seq: 0, end: before };
+    // No head for step 0: the step that follows it at once writes one.
+    if (await this.insertStep(step, false)) return { seq: 0, end: before };
     return this.walk(chain, { seq: -1, end: 0 });
   }
 
-  private async insertStep(step: AllowanceEntry): Promise<boolean> {
+  private async insertStep(step: AllowanceEntry, writeHead = true): Promise<boolean> {
     try {
       await this.steps.insertOne(step);
     } catch (error) {
       if ((error as { code?: number }).code === 11000) return false;
       throw error;
     }
+    if (!writeHead) return true;
     // The head only saves the next reader a walk; losing this write costs a longer walk, never a wrong answer.
     await this.heads.updateOne({ _id: step.chain }, { $max: { seq: step.seq } }, { upsert: true }).catch(() => {
       // A concurrent first upsert of the head can fail on the unique _id; the next step writes it.

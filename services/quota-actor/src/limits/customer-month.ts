@@ -36,6 +36,16 @@ interface UsageFields {
 /** What a share is made of: without `days` (a counter per day of the month), a document is a fraction of its size. */
 const SHARE_FIELDS = { key_id: 1, used: 1, reserved: 1, suggestions_used: 1, carried_over: 1 } as const;
 
+/** The customer-months the next batch read will read, by `${customerId}|${month}`, and its outcome. */
+interface SharesBatch {
+  wanted: Map<string, { customerId: string; month: string }>;
+  result: Promise<Map<string, CustomerMonthShares>>;
+  settle: { resolve(shares: Map<string, CustomerMonthShares>): void; reject(reason: unknown): void };
+}
+
+/** Bounds one `$in` of a batch read (a BSON command holds at most 16 MB; 5,000 ids are about 250 KB). */
+const MAX_IDS_PER_READ = 5_000;
+
 export interface CustomerMonthOptions {
   /** A customer's shares are read again when older than this, in the background (default 1 s). */
   refreshMs?: number;
@@ -54,6 +64,8 @@ export class CustomerMonth {
   private readonly shares = new Map<string, Map<string, CustomerMonthShares>>();
   private readonly reading = new Map<string, Promise<CustomerMonthShares>>();
   private readonly keyLists = new Map<string, { readAtMs: number; keyIds: Promise<string[]> }>();
+  private nextBatch: SharesBatch | undefined;
+  private batchRunning = false;
   private readonly refreshMs: number;
   private readonly keyListTtlMs: number;
 
@@ -104,7 +116,9 @@ export class CustomerMonth {
 
   /** Units the customer's keys used this month before its allowance chain existed (its genesis step). */
   async unitsBefore(customerId: string, month: string, kind: 'requests' | 'suggestions'): Promise<number> {
-    const { keys } = await this.load(customerId, month);
+    // The read under way for this customer-month serves, when there is one (the decision that needs the genesis
+    // started one a moment before, for its quota headers): without a chain nothing takes units from it meanwhile.
+    const { keys } = await this.read(customerId, month);
     let total = 0;
     for (const share of keys.values()) {
       total += kind === 'requests' ? Math.max(share.used, share.reserved) : share.suggestions;
@@ -112,44 +126,103 @@ export class CustomerMonth {
     return total;
   }
 
-  private async load(customerId: string, month: string): Promise<CustomerMonthShares> {
-    const readAtMs = Date.now();
-    const keyIds = await this.keyIdsOf(customerId, readAtMs);
-    const usage = this.connection.db!.collection<UsageFields>('monthly_usage');
-    // One query for all the customer's keys, by `_id`: MongoDB answers `$in` from the `_id` index. FerretDB's SQLite
-    // backend scans the collection for it (docs/benchmarks.md, "FerretDB in the figures"), still cheaper there than
-    // the lookup per key this replaced, which cost a round trip and a database request per key.
-    const docs =
-      keyIds.length === 0
-        ? []
-        : await usage
-            .find({ _id: { $in: keyIds.map((keyId) => monthlyUsageId(keyId, month)) } }, { projection: SHARE_FIELDS })
-            .toArray();
-    const keys = new Map<string, KeyShare>();
-    for (const doc of docs) {
-      if (!doc) continue;
-      const carried = doc.carried_over ?? 0;
-      keys.set(doc.key_id, {
-        used: Math.max(0, (doc.used ?? 0) - carried),
-        reserved: Math.max(0, (doc.reserved ?? 0) - carried),
-        suggestions: doc.suggestions_used ?? 0,
+  /**
+   * Joins the next batch read. One batch runs at a time per node, and the customer-months asked for meanwhile are
+   * read together by the next: FerretDB's SQLite backend reads the whole collection for an `$in` (docs/benchmarks.md,
+   * "FerretDB in the figures"), so ten customers refreshed one by one cost ten such reads, and together one. On
+   * MongoDB the `$in` is answered from the `_id` index either way.
+   */
+  private load(customerId: string, month: string): Promise<CustomerMonthShares> {
+    const id = `${customerId}|${month}`;
+    let next = this.nextBatch;
+    if (!next) {
+      let settle!: SharesBatch['settle'];
+      const result = new Promise<Map<string, CustomerMonthShares>>((resolve, reject) => {
+        settle = { resolve, reject };
       });
+      next = this.nextBatch = { wanted: new Map(), result, settle };
+      if (!this.batchRunning) setImmediate(() => this.runBatch());
     }
-    return sharesOf(readAtMs, keys);
+    next.wanted.set(id, { customerId, month });
+    return next.result.then((batch) => batch.get(id)!);
   }
 
-  private keyIdsOf(customerId: string, nowMs: number): Promise<string[]> {
-    const known = this.keyLists.get(customerId);
-    if (known && nowMs - known.readAtMs < this.keyListTtlMs) return known.keyIds;
-    const keyIds = this.connection
-      .db!.collection<{ key_id: string; customer_id: string }>('api_keys')
-      .find({ customer_id: customerId }, { projection: { key_id: 1 } })
-      .toArray()
-      .then((docs) => docs.map((doc) => doc.key_id));
-    this.keyLists.set(customerId, { readAtMs: nowMs, keyIds });
-    keyIds.catch(() => this.keyLists.delete(customerId));
-    if (this.keyLists.size > 100_000) this.keyLists.clear();
-    return keyIds;
+  private runBatch(): void {
+    const batch = this.nextBatch!;
+    this.nextBatch = undefined;
+    this.batchRunning = true;
+    const readAtMs = Date.now();
+    const wanted = [...batch.wanted.entries()];
+    this.readShares(
+      wanted.map(([, item]) => item),
+      readAtMs,
+    )
+      .then(
+        (keysOf) => batch.settle.resolve(new Map(wanted.map(([id], i) => [id, sharesOf(readAtMs, keysOf[i]!)]))),
+        batch.settle.reject,
+      )
+      .finally(() => {
+        this.batchRunning = false;
+        if (this.nextBatch) this.runBatch();
+      });
+  }
+
+  /** Each customer-month's keys, in the order asked: the key lists, then one `$in` by `_id` per MAX_IDS_PER_READ. */
+  private async readShares(
+    items: readonly { customerId: string; month: string }[],
+    nowMs: number,
+  ): Promise<Map<string, KeyShare>[]> {
+    const keyIds = await this.keyIdsOf(
+      items.map((item) => item.customerId),
+      nowMs,
+    );
+    const owner = new Map<string, Map<string, KeyShare>>();
+    const results = items.map(({ customerId, month }) => {
+      const keys = new Map<string, KeyShare>();
+      for (const keyId of keyIds.get(customerId) ?? []) owner.set(monthlyUsageId(keyId, month), keys);
+      return keys;
+    });
+    const usage = this.connection.db!.collection<UsageFields>('monthly_usage');
+    const ids = [...owner.keys()];
+    for (let start = 0; start < ids.length; start += MAX_IDS_PER_READ) {
+      const docs = await usage
+        .find({ _id: { $in: ids.slice(start, start + MAX_IDS_PER_READ) } }, { projection: SHARE_FIELDS })
+        .toArray();
+      for (const doc of docs) {
+        const carried = doc.carried_over ?? 0;
+        owner.get(doc._id)?.set(doc.key_id, {
+          used: Math.max(0, (doc.used ?? 0) - carried),
+          reserved: Math.max(0, (doc.reserved ?? 0) - carried),
+          suggestions: doc.suggestions_used ?? 0,
+        });
+      }
+    }
+    return results;
+  }
+
+  /** The key lists of these customers: the ones read less than keyListTtlMs ago, and the others in one query. */
+  private async keyIdsOf(customerIds: readonly string[], nowMs: number): Promise<Map<string, string[]>> {
+    const stale = [...new Set(customerIds)].filter((customerId) => {
+      const known = this.keyLists.get(customerId);
+      return !known || nowMs - known.readAtMs >= this.keyListTtlMs;
+    });
+    if (stale.length > 0) {
+      const read = this.connection
+        .db!.collection<{ key_id: string; customer_id: string }>('api_keys')
+        .find(
+          { customer_id: stale.length === 1 ? stale[0]! : { $in: stale } },
+          { projection: { key_id: 1, customer_id: 1 } },
+        )
+        .toArray();
+      if (this.keyLists.size + stale.length > 100_000) this.keyLists.clear();
+      for (const customerId of stale) {
+        const keyIds = read.then((docs) => docs.filter((d) => d.customer_id === customerId).map((d) => d.key_id));
+        this.keyLists.set(customerId, { readAtMs: nowMs, keyIds });
+        keyIds.catch(() => this.keyLists.delete(customerId));
+      }
+    }
+    const lists = await Promise.all(customerIds.map((customerId) => this.keyLists.get(customerId)!.keyIds));
+    return new Map(customerIds.map((customerId, i) => [customerId, lists[i]!]));
   }
 }
 

@@ -36,6 +36,7 @@ function actorWith(record: KeyDecisionRecord, overrides: Partial<PartitionActorD
   /** Each flush as the ledger got it: the deltas, and what `leaseHeld` said when it was asked. */
   const flushed: { deltas: UsageDelta[]; leaseHeld: boolean }[] = [];
   const ledger = {
+    flushGroupSize: 50,
     open: async () => ({ used: 0, reserved: 0, suggestionsUsed: 0, carriedOver: 0 }),
     grow: async (_key: string, _month: string, _epoch: number, units: number) => units,
     flush: async (deltas: UsageDelta[], _epoch: number, _nowMs: number, leaseHeld: () => boolean) => {

@@ -51,8 +51,6 @@ export interface PartitionActorDeps {
 /** A span as @gateway/telemetry hands it out (quota-actor does not depend on @opentelemetry/api itself). */
 type Span = Parameters<typeof setSafeAttributes>[0];
 
-const FLUSH_GROUP = 50;
-
 const UNAVAILABLE: Verdict = { ok: false, code: 'service_unavailable', detail: 'the key could not be loaded' };
 
 /**
@@ -548,10 +546,12 @@ export class PartitionActor {
       if (release) usage.reserved = usage.used;
       if (usage.month !== month && !release) entry.usage = null; // a new month opens on the next request
     }
-    // Written in groups: FerretDB 1.24 never answers one update command of 100 or more statements, and a group
-    // that fails is put back on its own, so a retry never counts the groups that were written twice.
-    for (let start = 0; start < deltas.length; start += FLUSH_GROUP) {
-      const group = deltas.slice(start, start + FLUSH_GROUP);
+    // Written in groups: FerretDB 1.24 never answers one update command of 100 or more statements, a reservation
+    // waits for one group at most (UsageLedger.flushGroupSize), and a group that fails is put back on its own, so a
+    // retry never counts the groups that were written twice.
+    const groupSize = this.deps.ledger.flushGroupSize;
+    for (let start = 0; start < deltas.length; start += groupSize) {
+      const group = deltas.slice(start, start + groupSize);
       try {
         const fencedKeys = await this.serialWrite(() =>
           this.deps.ledger.flush(
