@@ -120,6 +120,11 @@ describe('metrics - every service exposes what the dashboards need', () => {
     expectProcessMetrics(samples, 'quota-actor');
     expect(find(samples, 'gateway_limiter_decisions_total', { outcome: 'admitted' })[0]?.value).toBe(1);
     expect(find(samples, 'gateway_limiter_decisions_total', { outcome: 'invalid_api_key' })[0]?.value).toBe(1);
+    // The admitted request's key is on trial (block mode): the actor took one reservation from the ledger first.
+    expect(find(samples, 'gateway_quota_reservation_seconds_count', { outcome: 'granted' })[0]?.value).toBe(1);
+    expect(find(samples, 'gateway_quota_reservation_seconds_bucket', { outcome: 'granted', le: '+Inf' })).toHaveLength(
+      1,
+    );
     // The only actor of the cluster owns every partition (PARTITIONS=16 in the cluster harness).
     expect(find(samples, 'gateway_partitions_owned', { service: 'quota-actor' })[0]?.value).toBe(
       Number(cluster.sharedEnv.PARTITIONS),

@@ -3,6 +3,7 @@ import { openStore, type Store } from '@gateway/store';
 import {
   counterSeries,
   createCounter,
+  createHistogram,
   createMetrics,
   metricsHandler,
   seriesByLabels,
@@ -34,6 +35,11 @@ export async function startQuotaActor(config: Config, logger: Logger): Promise<Q
   });
   // One series per outcome, looked up once and counted in a plain number: a cost paid on every decision.
   const decisionSeries = seriesByLabels((outcome: string) => counterSeries(decisions, { outcome }));
+  const reservations = createHistogram<'outcome'>(registry, {
+    name: 'quota_reservation_seconds',
+    help: 'How long a block-mode reservation took the ledger (customer allowance step and key month), by outcome.',
+    labelNames: ['outcome'],
+  });
   const owned = new Gauge({
     name: 'gateway_partitions_owned',
     help: 'Partitions this actor currently owns.',
@@ -70,6 +76,7 @@ export async function startQuotaActor(config: Config, logger: Logger): Promise<Q
       customerMonth,
       logger,
       onDecision: (verdict: Verdict) => decisionSeries(verdict.ok ? 'admitted' : verdict.code).inc(),
+      onReservation: (seconds, outcome) => reservations.observe({ outcome }, seconds),
       onOwnershipChange: (count) => owned.set(count),
     },
   );

@@ -11,7 +11,7 @@ import type { CustomerAllowance } from '../limits/customer-allowance';
 import type { CustomerMonth } from '../limits/customer-month';
 import type { UsageLedger } from '../limits/usage-ledger';
 import type { KeyRecordSource } from '../partition/coalesced-key-loader';
-import { PartitionActor } from '../partition/partition.actor';
+import { PartitionActor, type ReservationObserver } from '../partition/partition.actor';
 import { LeaseTable } from './lease-table';
 import { Membership } from './membership';
 
@@ -47,6 +47,7 @@ export interface ActorNodeDeps {
   customerMonth: CustomerMonth;
   logger: Logger;
   onDecision?: (verdict: Verdict) => void;
+  onReservation?: ReservationObserver;
   onOwnershipChange?: (owned: number) => void;
 }
 
@@ -253,6 +254,7 @@ export class ActorNode {
         negativeTtlMs: this.options.negativeTtlMs,
         recordTtlMs: this.options.recordTtlMs,
         onDecision: this.deps.onDecision,
+        onReservation: this.deps.onReservation,
         onFenced: (fencedPartition) =>
           this.deps.logger.warn({ partition: fencedPartition }, 'fenced off by a newer owner'),
       });

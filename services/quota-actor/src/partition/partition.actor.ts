@@ -45,8 +45,12 @@ export interface PartitionActorDeps {
   /** Known keys are reloaded in the background after this long (a safety net behind key_changed). */
   recordTtlMs: number;
   onDecision?: (verdict: Verdict) => void;
+  onReservation?: ReservationObserver;
   onFenced?: (partition: number) => void;
 }
+
+/** How long a reservation took the ledger (seconds) and how it ended: the wait behind a 503 from a slow ledger. */
+export type ReservationObserver = (seconds: number, outcome: 'granted' | 'used_up' | 'failed') => void;
 
 /** A span as @gateway/telemetry hands it out (quota-actor does not depend on @opentelemetry/api itself). */
 type Span = Parameters<typeof setSafeAttributes>[0];
@@ -462,7 +466,17 @@ export class PartitionActor {
    * Takes up to `want` units from the customer's allowance into the key's reservation. A write fenced off by a newer
    * owner gives the partition up; any failure is logged here, since the decision that started it may be gone.
    */
-  private async reserve(entry: KeyEntry, usage: UsageCounter, want: number): Promise<boolean> {
+  private reserve(entry: KeyEntry, usage: UsageCounter, want: number): Promise<boolean> {
+    const startedAt = performance.now();
+    const outcome = this.reserveUnits(entry, usage, want);
+    void outcome.then(
+      (granted) => this.deps.onReservation?.((performance.now() - startedAt) / 1000, granted ? 'granted' : 'used_up'),
+      () => this.deps.onReservation?.((performance.now() - startedAt) / 1000, 'failed'),
+    );
+    return outcome;
+  }
+
+  private async reserveUnits(entry: KeyEntry, usage: UsageCounter, want: number): Promise<boolean> {
     const record = entry.record!;
     const { customer_id: customerId, key_id: keyId } = record;
     try {
