@@ -214,9 +214,18 @@ export class CustomerMonth {
           { projection: { key_id: 1, customer_id: 1 } },
         )
         .toArray();
+      const byCustomer = read.then((docs) => {
+        const lists = new Map<string, string[]>();
+        for (const doc of docs) {
+          const list = lists.get(doc.customer_id);
+          if (list === undefined) lists.set(doc.customer_id, [doc.key_id]);
+          else list.push(doc.key_id);
+        }
+        return lists;
+      });
       if (this.keyLists.size + stale.length > 100_000) this.keyLists.clear();
       for (const customerId of stale) {
-        const keyIds = read.then((docs) => docs.filter((d) => d.customer_id === customerId).map((d) => d.key_id));
+        const keyIds = byCustomer.then((lists) => lists.get(customerId) ?? []);
         this.keyLists.set(customerId, { readAtMs: nowMs, keyIds });
         keyIds.catch(() => this.keyLists.delete(customerId));
       }

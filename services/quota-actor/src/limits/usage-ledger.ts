@@ -67,7 +67,7 @@ export class UsageLedger {
 
   /**
    * How many keys' counts one flush should carry. On FerretDB every update costs several milliseconds of its CPU
-   * (measured: 50 updates by `_id` in one command took 300-600 ms) and holds the node's writes for that long, so the
+   * (measured: 50 updates by `_id` in one command took 300-1,000 ms) and holds the node's writes for that long, so the
    * flush goes in small groups and a reservation waits for one of them at most (see `write`).
    */
   get flushGroupSize(): number {
