@@ -148,6 +148,30 @@ describe('partition actor', () => {
     },
   );
 
+  it('flushes in the ledger’s group size and writes a failed group again on its own, counting nothing twice', async () => {
+    const written: number[][] = [];
+    let failNext = true;
+    const ledger = {
+      flushGroupSize: 2,
+      open: async () => ({ used: 0, reserved: 0, suggestionsUsed: 0, carriedOver: 0 }),
+      flush: async (deltas: UsageDelta[]) => {
+        if (failNext) {
+          failNext = false;
+          throw new Error('database gone');
+        }
+        written.push(deltas.map((delta) => delta.used));
+        return [];
+      },
+    } as unknown as UsageLedger;
+    const { actor } = actorWith(keyRecord({ overage_mode: 'metered' }), { ledger });
+    const forwardAs = (keyHash: string) => ({ ...request('forward'), keyHash });
+    await actor.decideInQueue(batch(['h1', 'h2', 'h3'].map(forwardAs), 'edge.1'), span);
+
+    await actor.flush(); // the first group of two fails and is kept; the third key's group lands
+    await actor.flush();
+    expect(written).toEqual([[1], [1, 1]]);
+  });
+
   it('answers a repeated batch from memory without counting it again', async () => {
     const { actor } = actorWith(keyRecord());
     const forwards = batch([request('forward')], 'edge.1');
