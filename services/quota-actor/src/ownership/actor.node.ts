@@ -33,6 +33,8 @@ export interface ActorNodeOptions {
 
 /** How long /v1/me waits for the other nodes to write a customer's counts before it reads the ledger. */
 const CUSTOMER_FLUSH_WAIT_MS = 500;
+/** The part of a node batch for a partition this node does not hold: the caller asks the partition's subject. */
+const NOT_OWNER: DecisionBatchReply = { notOwner: true };
 
 /** Every node listens here; a request names a customer whose counts each node writes out before it answers. */
 function customerFlushSubject(prefix: string): string {
@@ -147,15 +149,20 @@ export class ActorNode {
    * for them): each goes into its partition's queue; a partition not held here answers notOwner.
    */
   private decideNodeBatch(msg: Msg): Promise<void> {
-    return withConsumerSpan(`${this.options.subjectPrefix} node decide`, msg, async (span) => {
+    return withConsumerSpan(`${this.options.subjectPrefix} node decide`, msg, (span) => {
       const { parts } = nodeBatchCodec.decode(msg.data);
-      const replies = await Promise.all(
-        parts.map(({ partition, batch }): Promise<DecisionBatchReply> => {
-          const actor = this.actors.get(partition);
-          return actor ? actor.decideInQueue(batch, span) : Promise.resolve({ notOwner: true });
-        }),
-      );
-      msg.respond(nodeBatchReplyCodec.encode({ parts: replies }));
+      let waiting = false;
+      const replies = parts.map(({ partition, batch }) => {
+        const reply = this.actors.get(partition)?.decideInQueue(batch, span) ?? NOT_OWNER;
+        if (reply instanceof Promise) waiting = true;
+        return reply;
+      });
+      // Most node batches are decided at once: answered in the same turn, without a promise per part.
+      const answer = (decided: DecisionBatchReply[]): void => {
+        msg.respond(nodeBatchReplyCodec.encode({ parts: decided }));
+      };
+      if (!waiting) return answer(replies as DecisionBatchReply[]);
+      return Promise.all(replies).then(answer);
     }).catch((error: unknown) => this.deps.logger.error({ err: error }, 'node batch failed'));
   }
 

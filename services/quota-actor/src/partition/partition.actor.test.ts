@@ -181,6 +181,31 @@ describe('partition actor', () => {
     expect((await usedNow(actor, 'edge.2')).used).toBe(1);
   });
 
+  it('decides a batch of known keys at once when nothing is queued, and queues a batch behind one that waits', async () => {
+    let release: (record: KeyDecisionRecord) => void = () => undefined;
+    const loaded = new Promise<KeyDecisionRecord>((resolve) => (release = resolve));
+    const record = keyRecord({ rate_limit_rps: 1, rate_burst: 5 });
+    const { actor } = actorWith(record, {
+      loader: { loadDecisionRecord: () => loaded, refreshDecisionRecord: async () => record },
+    });
+    const remaining = (reply: DecisionBatchReply) => verdictsOf(reply).map((verdict) => verdict.rate?.remaining);
+
+    // The key is not in memory yet: the first batch waits for its record, and the next one waits behind it.
+    const first = actor.decideInQueue(batch([request('forward')], 'edge.1'), span);
+    const second = actor.decideInQueue(batch([request('forward')], 'edge.2'), span);
+    expect(first).toBeInstanceOf(Promise);
+    expect(second).toBeInstanceOf(Promise);
+    release(record);
+    expect(remaining(await second)).toEqual([3]);
+    expect(remaining(await first)).toEqual([4]);
+
+    // Once the queue has drained, the next batch is decided in the same turn, without a promise.
+    await new Promise((resolve) => setImmediate(resolve));
+    const third = actor.decideInQueue(batch([request('forward'), request('forward')], 'edge.3'), span);
+    expect(third).not.toBeInstanceOf(Promise);
+    expect(remaining(third as DecisionBatchReply)).toEqual([2, 1]);
+  });
+
   it('logs nothing for a key refresh that fails after the partition stopped (the store may be closing)', async () => {
     const logger = createLogger('test', 'silent');
     const warn = jest.spyOn(logger, 'warn');

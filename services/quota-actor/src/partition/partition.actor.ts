@@ -66,6 +66,8 @@ export class PartitionActor {
   private readonly loading = new Map<string, Promise<KeyEntry>>();
   private subscriptions: Subscription[] = [];
   private tail: Promise<void> = Promise.resolve();
+  /** Tasks in the queue, the one running included: with none, a batch is decided at once (decideInQueue). */
+  private queued = 0;
   /**
    * Ledger writes of this partition, one at a time. Decisions do not wait for flushes, but a reservation and a
    * flush of the same key never overlap: FerretDB applies an update as read-modify-write of the whole document,
@@ -172,9 +174,15 @@ export class PartitionActor {
   }
 
   private enqueue(task: () => Promise<void>): void {
-    this.tail = this.tail.then(task).catch((error: unknown) => {
-      this.deps.logger.error({ err: error, partition: this.partition }, 'partition task failed');
-    });
+    this.queued++;
+    this.tail = this.tail
+      .then(task)
+      .catch((error: unknown) => {
+        this.deps.logger.error({ err: error, partition: this.partition }, 'partition task failed');
+      })
+      .then(() => {
+        this.queued--;
+      });
   }
 
   /** The batch is one CONSUMER span (child of the edge's producer span, from the message headers). */
@@ -191,24 +199,39 @@ export class PartitionActor {
 
   /**
    * One part of a node batch (ActorNode): decided in this partition's queue, exactly like a batch that came on the
-   * partition's own subject. A part that fails unexpectedly is refused as not owned, so the caller asks again on the
+   * partition's own subject. With nothing queued it is decided at once, and most parts then need no promise at all
+   * (every key in memory, no reservation to wait for): a node batch carries a part for each of up to 16 partitions,
+   * and a queued task per part cost the node more than its decisions. A part that has to wait holds the queue until
+   * it is answered. A part that fails unexpectedly is refused as not owned, so the caller asks again on the
    * partition subject rather than waiting for a timeout.
    */
-  decideInQueue(batch: DecisionBatch, span: Span): Promise<DecisionBatchReply> {
+  decideInQueue(batch: DecisionBatch, span: Span): DecisionBatchReply | Promise<DecisionBatchReply> {
+    if (this.queued === 0) {
+      const reply = this.decideOrRefuse(batch, span);
+      if (reply instanceof Promise) this.enqueue(() => reply.then(() => undefined));
+      return reply;
+    }
     return new Promise((resolve) => {
-      this.enqueue(() =>
-        this.decideBatch(batch, span).then(resolve, (error: unknown) => {
-          resolve({ notOwner: true });
-          throw error;
-        }),
-      );
+      this.enqueue(async () => resolve(await this.decideOrRefuse(batch, span)));
     });
   }
 
-  private async decideBatch(
-    { requests, expiresAt, batchId, retryForMs }: DecisionBatch,
-    batchSpan: Span,
-  ): Promise<DecisionBatchReply> {
+  /** A part that fails unexpectedly is answered as not owned (the caller asks again) and the failure logged. */
+  private decideOrRefuse(batch: DecisionBatch, span: Span): DecisionBatchReply | Promise<DecisionBatchReply> {
+    const refuse = (error: unknown): DecisionBatchReply => {
+      this.deps.logger.error({ err: error, partition: this.partition }, 'partition task failed');
+      return { notOwner: true };
+    };
+    try {
+      const reply = this.decideBatch(batch, span);
+      return reply instanceof Promise ? reply.catch(refuse) : reply;
+    } catch (error) {
+      return refuse(error);
+    }
+  }
+
+  private decideBatch(batch: DecisionBatch, batchSpan: Span): DecisionBatchReply | Promise<DecisionBatchReply> {
+    const { requests, expiresAt, batchId } = batch;
     if (!this.owns()) {
       setSafeAttributes(batchSpan, { 'gateway.not_owner': true });
       return { notOwner: true };
@@ -224,17 +247,29 @@ export class PartitionActor {
       return { expired: true };
     }
     const missing = this.missingKeys(requests);
-    if (missing.length > 0) {
-      await Promise.allSettled(missing.map((hash) => this.entry(hash)));
-      if (expiresAt !== undefined && Date.now() > expiresAt) return { expired: true };
-    }
-    const subject = partitionSubjects(this.deps.subjectPrefix, this.partition).decide;
-    const verdicts: Verdict[] = [];
-    for (const request of requests) {
-      // Most decisions are synchronous (key in memory, month open, no reservation to grow): no promise per request.
-      const verdict =
-        request.traceparent === undefined ? this.decideOne(request) : this.tracedDecision(subject, request);
-      verdicts.push(verdict instanceof Promise ? await verdict : verdict);
+    if (missing.length === 0) return this.decideFrom(batch, 0, []);
+    return Promise.allSettled(missing.map((hash) => this.entry(hash))).then(() =>
+      expiresAt !== undefined && Date.now() > expiresAt ? { expired: true } : this.decideFrom(batch, 0, []),
+    );
+  }
+
+  /** Decides the batch's requests from `start` on, in order; synchronous until a decision has to wait. */
+  private decideFrom(
+    batch: DecisionBatch,
+    start: number,
+    verdicts: Verdict[],
+  ): DecisionBatchReply | Promise<DecisionBatchReply> {
+    const { requests } = batch;
+    for (let index = start; index < requests.length; index++) {
+      const request = requests[index]!;
+      const verdict = request.traceparent === undefined ? this.decideOne(request) : this.tracedDecision(request);
+      if (verdict instanceof Promise) {
+        return verdict.then((decided) => {
+          verdicts.push(decided);
+          return this.decideFrom(batch, index + 1, verdicts);
+        });
+      }
+      verdicts.push(verdict);
     }
     // The lease ran out while we worked: do not let the caller act on verdicts a new owner may contradict.
     // (A clean stop keeps the lease until its usage is written, so its last batches are still answered.)
@@ -243,7 +278,7 @@ export class PartitionActor {
       return { notOwner: true };
     }
     const reply: DecisionBatchReply = { verdicts, owner: this.deps.nodeId };
-    if (batchId !== undefined) this.answeredBatches.remember(batchId, reply, retryForMs);
+    if (batch.batchId !== undefined) this.answeredBatches.remember(batch.batchId, reply, batch.retryForMs);
     return reply;
   }
 
@@ -279,12 +314,12 @@ export class PartitionActor {
    * One span per decision, child of the request that asked for it (DecisionRequest.traceparent: the edge's request
    * span), so each request's trace shows its own verdict even when its decision shared a batch with others.
    */
-  private tracedDecision(subject: string, request: DecisionRequest): Promise<Verdict> {
+  private tracedDecision(request: DecisionRequest): Promise<Verdict> {
     const parent = natsHeaders();
     parent.set('traceparent', request.traceparent!);
     return withConsumerSpan(
       'quota-actor decision',
-      { subject, headers: parent },
+      { subject: partitionSubjects(this.deps.subjectPrefix, this.partition).decide, headers: parent },
       async (span) => {
         const verdict = await this.decideOne(request);
         setSafeAttributes(span, {
