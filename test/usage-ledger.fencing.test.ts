@@ -46,6 +46,35 @@ function filtersOfFindOneAndUpdate(): Record<string, unknown>[] & { restore(): v
   return filters;
 }
 
+/**
+ * From `record()` on, lists the ledger's writes to monthly_usage in the order they reach the driver ('flush' for a
+ * bulk write, 'grow' for a findOneAndUpdate), holding the first one until `releaseFirst()`.
+ */
+function holdFirstLedgerWrite() {
+  const prototype = Object.getPrototypeOf(store.connection.db!.collection('monthly_usage')) as Record<
+    string,
+    (...args: unknown[]) => Promise<unknown>
+  >;
+  const originals = { findOneAndUpdate: prototype.findOneAndUpdate!, bulkWrite: prototype.bulkWrite! };
+  let sent: string[] | undefined;
+  let releaseFirst!: () => void;
+  const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
+  for (const [name, original] of Object.entries(originals)) {
+    prototype[name] = async function (this: { collectionName: string }, ...args: unknown[]) {
+      if (sent && this.collectionName === 'monthly_usage') {
+        sent.push(name === 'bulkWrite' ? 'flush' : 'grow');
+        if (sent.length === 1) await firstHeld;
+      }
+      return original.apply(this, args);
+    };
+  }
+  return {
+    record: () => (sent = []),
+    releaseFirst: () => releaseFirst(),
+    restore: () => Object.assign(prototype, originals),
+  };
+}
+
 /** How many finds `step` sent to monthly_usage. */
 async function countedReads(step: () => Promise<unknown>): Promise<number> {
   const reads = countFinds(store.connection);
@@ -275,36 +304,45 @@ it('sends one write at a time with the read-then-write fence (FerretDB can deadl
 });
 
 it('sends a decision’s write on FerretDB before the usage flushes already waiting, after the one in flight', async () => {
-  const collection = store.connection.db!.collection('monthly_usage');
-  const prototype = Object.getPrototypeOf(collection) as Record<string, (...args: unknown[]) => Promise<unknown>>;
-  const originals = { findOneAndUpdate: prototype.findOneAndUpdate!, bulkWrite: prototype.bulkWrite! };
-  let sent: string[] | undefined;
-  let releaseFirst!: () => void;
-  const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
-  for (const [name, original] of Object.entries(originals)) {
-    prototype[name] = async function (this: { collectionName: string }, ...args: unknown[]) {
-      if (sent && this.collectionName === 'monthly_usage') {
-        sent.push(name === 'bulkWrite' ? 'flush' : 'grow');
-        if (sent.length === 1) await firstHeld;
-      }
-      return original.apply(this, args);
-    };
-  }
+  const writes = holdFirstLedgerWrite();
   try {
     const ledger = new UsageLedger(store.connection, 'read-then-write');
     const epoch = await ledger.nextEpoch();
     const keyId = 'key_priority';
     await ledger.open(keyId, MONTH, epoch, NOW);
-    sent = [];
+    const sent = writes.record();
     const flush = () =>
       ledger.flush([{ keyId, month: MONTH, used: 1, suggestions: 0, days: { '24': 1 } }], epoch, NOW, held);
     const written = [flush(), flush(), flush(), ledger.grow(keyId, MONTH, epoch, 10, held)];
     await new Promise(setImmediate);
-    releaseFirst();
+    writes.releaseFirst();
     await Promise.all(written);
     expect(sent).toEqual(['flush', 'grow', 'flush', 'flush']);
     expect(await ledger.open(keyId, MONTH, await ledger.nextEpoch(), NOW)).toMatchObject({ used: 10, reserved: 10 });
   } finally {
-    Object.assign(prototype, originals);
+    writes.restore();
+  }
+});
+
+it('sends a usage flush on FerretDB before the decisions’ writes once it has waited its longest wait', async () => {
+  const writes = holdFirstLedgerWrite();
+  try {
+    const ledger = new UsageLedger(store.connection, 'read-then-write', { longestFlushWaitMs: 50 });
+    const epoch = await ledger.nextEpoch();
+    const keyId = 'key_overdue_flush';
+    await ledger.open(keyId, MONTH, epoch, NOW);
+    const sent = writes.record();
+    const flush = () =>
+      ledger.flush([{ keyId, month: MONTH, used: 1, suggestions: 0, days: { '24': 1 } }], epoch, NOW, held);
+    const written = [flush(), flush(), ledger.grow(keyId, MONTH, epoch, 10, held)];
+    // The second flush waits past its longest wait behind the first; a reservation joins the queue meanwhile.
+    await new Promise((resolve) => setTimeout(resolve, 80));
+    written.push(ledger.grow(keyId, MONTH, epoch, 10, held));
+    writes.releaseFirst();
+    await Promise.all(written);
+    expect(sent).toEqual(['flush', 'flush', 'grow', 'grow']);
+    expect(await ledger.open(keyId, MONTH, await ledger.nextEpoch(), NOW)).toMatchObject({ used: 20, reserved: 20 });
+  } finally {
+    writes.restore();
   }
 });

@@ -69,7 +69,7 @@ export async function startQuotaActor(config: Config, logger: Logger): Promise<Q
     {
       nc,
       loader: new CoalescedKeyLoader(store.decisions),
-      ledger: new UsageLedger(store.connection, fence),
+      ledger: new UsageLedger(store.connection, fence, { longestFlushWaitMs: config.USAGE_FLUSH_MS }),
       allowance: new CustomerAllowance(store.connection, (customerId, month, kind) =>
         customerMonth.unitsBefore(customerId, month, kind),
       ),

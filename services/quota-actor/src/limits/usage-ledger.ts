@@ -57,13 +57,17 @@ export interface UsageDelta {
 export class UsageLedger {
   private epochRead: { wanted: Set<string>; result: Promise<Map<string, number>> } | undefined;
   /** read-then-write (FerretDB) only: the node's writes waiting their turn, one at a time (see `write`). */
-  private readonly waitingWrites: Record<WritePriority, (() => void)[]> = { decision: [], background: [] };
+  private readonly waitingWrites: Record<WritePriority, WaitingWrite[]> = { decision: [], background: [] };
   private writing = false;
+  private readonly longestFlushWaitMs: number;
 
   constructor(
     private readonly connection: Connection,
     private readonly fence: FenceMode = 'atomic',
-  ) {}
+    options: UsageLedgerOptions = {},
+  ) {
+    this.longestFlushWaitMs = options.longestFlushWaitMs ?? 5_000;
+  }
 
   /**
    * How many keys' counts one flush should carry. On FerretDB every update costs several milliseconds of its CPU
@@ -262,7 +266,7 @@ export class UsageLedger {
   private write<T>(operation: () => Promise<T>, priority: WritePriority = 'decision'): Promise<T> {
     if (this.fence !== 'read-then-write') return operation();
     return new Promise<T>((resolve, reject) => {
-      this.waitingWrites[priority].push(() => {
+      const run = () => {
         Promise.resolve()
           .then(operation)
           .then(resolve, reject)
@@ -270,17 +274,24 @@ export class UsageLedger {
             this.writing = false;
             this.nextWrite();
           });
-      });
+      };
+      this.waitingWrites[priority].push({ queuedAtMs: Date.now(), run });
       if (!this.writing) this.nextWrite();
     });
   }
 
-  /** A decision's write (a key's month opened, a reservation grown) goes before the flushes waiting. */
+  /**
+   * A decision's write (a key's month opened, a reservation grown) goes before the flushes waiting, unless the oldest
+   * flush has waited longestFlushWaitMs: fresh keys arriving without pause must not hold the counts back for ever
+   * (what a crash loses is what was not written).
+   */
   private nextWrite(): void {
-    const next = this.waitingWrites.decision.shift() ?? this.waitingWrites.background.shift();
+    const { decision, background } = this.waitingWrites;
+    const flushOverdue = background.length > 0 && Date.now() - background[0]!.queuedAtMs >= this.longestFlushWaitMs;
+    const next = flushOverdue ? background.shift() : (decision.shift() ?? background.shift());
     if (!next) return;
     this.writing = true;
-    next();
+    next.run();
   }
 
   private async ownedIds(ids: string[], epoch: number): Promise<Set<string>> {
@@ -327,6 +338,19 @@ export type FenceMode = 'atomic' | 'read-then-write';
 
 /** Which of the node's waiting writes goes first on FerretDB: what a decision waits for, then the usage flushes. */
 type WritePriority = 'decision' | 'background';
+
+interface WaitingWrite {
+  queuedAtMs: number;
+  run: () => void;
+}
+
+export interface UsageLedgerOptions {
+  /**
+   * read-then-write only: a usage flush that waited this long goes before the decisions' writes (default 5 s, the
+   * quota-actor passes USAGE_FLUSH_MS).
+   */
+  longestFlushWaitMs?: number;
+}
 
 const needsOwnership = (delta: UsageDelta): boolean =>
   delta.againstReservation === true || delta.releaseTo !== undefined;
