@@ -324,7 +324,7 @@ it('sends a decision’s write on FerretDB before the usage flushes already wait
   }
 });
 
-it('sends a usage flush on FerretDB before the decisions’ writes once it has waited its longest wait', async () => {
+it('sends usage flushes on FerretDB that waited their longest wait in turns with the decisions’ writes', async () => {
   const writes = holdFirstLedgerWrite();
   try {
     const ledger = new UsageLedger(store.connection, 'read-then-write', { longestFlushWaitMs: 50 });
@@ -334,13 +334,13 @@ it('sends a usage flush on FerretDB before the decisions’ writes once it has w
     const sent = writes.record();
     const flush = () =>
       ledger.flush([{ keyId, month: MONTH, used: 1, suggestions: 0, days: { '24': 1 } }], epoch, NOW, held);
-    const written = [flush(), flush(), ledger.grow(keyId, MONTH, epoch, 10, held)];
-    // The second flush waits past its longest wait behind the first; a reservation joins the queue meanwhile.
+    const written = [flush(), flush(), flush(), ledger.grow(keyId, MONTH, epoch, 10, held)];
+    // Two flushes wait past their longest wait behind the first; a reservation joins the queue meanwhile.
     await new Promise((resolve) => setTimeout(resolve, 80));
     written.push(ledger.grow(keyId, MONTH, epoch, 10, held));
     writes.releaseFirst();
     await Promise.all(written);
-    expect(sent).toEqual(['flush', 'flush', 'grow', 'grow']);
+    expect(sent).toEqual(['flush', 'flush', 'grow', 'flush', 'grow']);
     expect(await ledger.open(keyId, MONTH, await ledger.nextEpoch(), NOW)).toMatchObject({ used: 20, reserved: 20 });
   } finally {
     writes.restore();

@@ -59,6 +59,8 @@ export class UsageLedger {
   /** read-then-write (FerretDB) only: the node's writes waiting their turn, one at a time (see `write`). */
   private readonly waitingWrites: Record<WritePriority, WaitingWrite[]> = { decision: [], background: [] };
   private writing = false;
+  /** The last write sent was a flush sent ahead of the decisions (see `nextWrite`). */
+  private overdueFlushLast = false;
   private readonly longestFlushWaitMs: number;
 
   constructor(
@@ -283,11 +285,16 @@ export class UsageLedger {
   /**
    * A decision's write (a key's month opened, a reservation grown) goes before the flushes waiting, unless the oldest
    * flush has waited longestFlushWaitMs: fresh keys arriving without pause must not hold the counts back for ever
-   * (what a crash loses is what was not written).
+   * (what a crash loses is what was not written). Overdue flushes and decisions then take turns, so that a
+   * decision still waits for one flush group at most.
    */
   private nextWrite(): void {
     const { decision, background } = this.waitingWrites;
-    const flushOverdue = background.length > 0 && Date.now() - background[0]!.queuedAtMs >= this.longestFlushWaitMs;
+    const flushOverdue =
+      !this.overdueFlushLast &&
+      background.length > 0 &&
+      Date.now() - background[0]!.queuedAtMs >= this.longestFlushWaitMs;
+    this.overdueFlushLast = flushOverdue;
     const next = flushOverdue ? background.shift() : (decision.shift() ?? background.shift());
     if (!next) return;
     this.writing = true;
