@@ -1,4 +1,4 @@
-export const COMPARED_SERVICES = ['edge-auth', 'provider-proxy'] as const;
+export const COMPARED_SERVICES = ['edge-auth', 'provider-proxy', 'quota-actor'] as const;
 export type ComparedService = (typeof COMPARED_SERVICES)[number];
 
 export interface BuildsArgs {
@@ -13,7 +13,7 @@ export interface BuildsArgs {
 }
 
 export const USAGE = [
-  'usage: npm run bench:builds -- --builds <ref>,<ref>[,...] [--service edge-auth|provider-proxy]',
+  'usage: npm run bench:builds -- --builds <ref>,<ref>[,...] [--service edge-auth|provider-proxy|quota-actor]',
   '                               [--rounds 5] [--warmup-rounds 2] [--seconds 5] [--keys 128] [--connections 64]',
   '  --builds   git refs to compare, the first being the baseline; . is the working tree with its changes',
   '  --service  the service whose CPU per forwarded answer is compared (default edge-auth)',

@@ -90,6 +90,9 @@ describe('the command line', () => {
       keys: 128,
       connections: 64,
     });
+    expect(parseBuildsArgs(['--builds', 'main~1,.', '--service', 'quota-actor'])).toMatchObject({
+      service: 'quota-actor',
+    });
     expect(parseBuildsArgs(['-h'])).toBe('help');
   });
 
@@ -98,7 +101,7 @@ describe('the command line', () => {
     [['--builds', 'a,a'], /names a ref twice/],
     [['--builds', 'a,,b'], /empty or bad ref/],
     [['--builds', 'a,--rounds'], /empty or bad ref/],
-    [['--builds', 'a,b', '--service', 'quota-actor'], /--service takes edge-auth\|provider-proxy/],
+    [['--builds', 'a,b', '--service', 'nats-server'], /--service takes edge-auth\|provider-proxy\|quota-actor/],
     [['--builds', 'a,b', '--rounds', '0'], /whole number from 1 to 50/],
     [['--builds', 'a,b', '--seconds', '2.5'], /whole number from 1 to 60/],
     [['--builds', 'a,b', '--keys', '500'], /whole number from 1 to 128/],

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:builds -- --builds <ref>,<ref>[,...] [--service edge-auth|provider-proxy] [--rounds N] [--seconds S]`
+ * `npm run bench:builds -- --builds <ref>,<ref>[,...] [--service edge-auth|provider-proxy|quota-actor] [--rounds N]`
  *
  * Compares builds of one service by the CPU it spends per forwarded answer (docs/benchmarks.md, "Comparing builds").
  * Each git ref is checked out in a worktree and built; `.` is this working tree, uncommitted changes included. One
@@ -31,13 +31,31 @@ interface Contender {
 
 /**
  * provider-proxy is compared through an edge of this checkout's build each, pointed at that build's proxy, so that
- * only the proxy differs between two paths.
+ * only the proxy differs between two paths. A quota-actor gets partitions of its own: its build's subjects and lease
+ * buckets, asked by an edge of this checkout's build on the same subjects, so each build's actor owns every partition
+ * of its own path (the keys are shared; the bench's plan is metered, so no owner fences another's counts).
  */
-async function startContender(env: BenchEnvironment, service: ComparedService, checkout: Checkout): Promise<Contender> {
+async function startContender(
+  env: BenchEnvironment,
+  service: ComparedService,
+  checkout: Checkout,
+  index: number,
+): Promise<Contender> {
   const from = { root: checkout.root };
   if (service === 'edge-auth') {
     const edge = await env.cluster.startEdge({ PROVIDER_PROXY_TRANSPORT: 'stream' }, from);
     return { checkout, measured: edge, origin: edge.url, started: [edge] };
+  }
+  if (service === 'quota-actor') {
+    const shared = env.cluster.sharedEnv;
+    const own = {
+      SUBJECT_PREFIX: `${shared.SUBJECT_PREFIX}b${index}`,
+      LEASE_BUCKET: `${shared.LEASE_BUCKET}_b${index}`,
+      MEMBERS_BUCKET: `${shared.MEMBERS_BUCKET}_b${index}`,
+    };
+    const actor = await env.cluster.startActor({ ...own, NODE_ID: `builds-actor-${index}` }, from);
+    const edge = await env.cluster.startEdge({ PROVIDER_PROXY_TRANSPORT: 'stream', ...own });
+    return { checkout, measured: actor, origin: edge.url, started: [actor, edge] };
   }
   const proxy = await env.cluster.startProxy({}, from);
   const edge = await env.cluster.startEdge({
@@ -115,7 +133,9 @@ async function main(): Promise<void> {
       env = await BenchEnvironment.start({ loadKeys: args.keys, monthlyQuota: 5_000, compiled: true, log });
       log(`builds: starting ${args.service} of ${checkouts.map((checkout) => checkout.label).join(', ')}`);
       const contenders: Contender[] = [];
-      for (const checkout of checkouts) contenders.push(await startContender(env, args.service, checkout));
+      for (const [index, checkout] of checkouts.entries()) {
+        contenders.push(await startContender(env, args.service, checkout, index));
+      }
 
       const { path, query } = env.platformPathAndQuery();
       const target = `/v1/video-ads${path}?${query}`;
@@ -177,6 +197,9 @@ async function main(): Promise<void> {
       `one bench environment (NATS, FerretDB, sandbox, provider-proxy, one quota-actor, ${args.keys} business-plan ` +
       `keys), a fresh compiled ${args.service} per build started together` +
       (args.service === 'provider-proxy' ? ' (each behind an edge-auth of this checkout)' : '') +
+      (args.service === 'quota-actor'
+        ? ' (each with subjects and lease buckets of its own, asked by an edge-auth of this checkout)'
+        : '') +
       `; wrk 1 thread, ${args.connections} connections, ${args.seconds} s per run; ${args.warmupRounds} rounds of ` +
       `warm-up, then ${args.rounds} measured rounds, each build once per round in an order that moves on one build ` +
       'per round, after the processes settle; CPU from /proc (utime + stime of the process over the run).',

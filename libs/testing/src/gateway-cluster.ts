@@ -52,7 +52,7 @@ export interface GatewayCluster {
   secrets: ClusterSecrets;
   /** PARTITIONS, SUBJECT_PREFIX and KV bucket names shared by this cluster's edges and actors only. */
   sharedEnv: Record<string, string>;
-  startActor(extraEnv?: Record<string, string>): Promise<RunningService>;
+  startActor(extraEnv?: Record<string, string>, from?: BuildCheckout): Promise<RunningService>;
   /** Another provider-proxy replica on the same database, sandbox and renewal-lease bucket. */
   startProxy(extraEnv?: Record<string, string>, from?: BuildCheckout): Promise<RunningService>;
   startEdge(extraEnv?: Record<string, string>, from?: BuildCheckout): Promise<RunningService>;
@@ -211,7 +211,7 @@ export async function startGatewayCluster(options: GatewayClusterOptions): Promi
       secrets,
       sharedEnv,
       startProxy,
-      async startActor(extraEnv = {}) {
+      async startActor(extraEnv = {}, from?: BuildCheckout) {
         const actor = await launch(
           'quota-actor',
           {
@@ -223,6 +223,7 @@ export async function startGatewayCluster(options: GatewayClusterOptions): Promi
             ...extraEnv,
           },
           ['http'],
+          from,
         );
         actors.push(actor);
         return actor;
