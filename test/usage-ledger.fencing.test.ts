@@ -1,5 +1,11 @@
 import { openStore, type Store } from '@gateway/store';
-import { fenceModeOf, FencedError, UsageLedger, type FenceMode } from '../services/quota-actor/src/limits/usage-ledger';
+import {
+  fenceModeOf,
+  FencedError,
+  UsageLedger,
+  type FenceMode,
+  type UsageLedgerOptions,
+} from '../services/quota-actor/src/limits/usage-ledger';
 import { countFinds, testDatabaseUri } from './harness';
 
 /**
@@ -47,32 +53,49 @@ function filtersOfFindOneAndUpdate(): Record<string, unknown>[] & { restore(): v
 }
 
 /**
- * From `record()` on, lists the ledger's writes to monthly_usage in the order they reach the driver ('flush' for a
- * bulk write, 'grow' for a findOneAndUpdate), holding the first one until `releaseFirst()`.
+ * A FerretDB-mode ledger with `keyId`'s month open, whose writes to monthly_usage are listed in `sent` in the order
+ * they reach the driver ('flush' for a bulk write, 'grow' for a findOneAndUpdate), the first one held until
+ * `releaseFirst()`. `restore()` puts the driver back.
  */
-function holdFirstLedgerWrite() {
+async function ledgerHoldingFirstWrite(keyId: string, options?: UsageLedgerOptions) {
   const prototype = Object.getPrototypeOf(store.connection.db!.collection('monthly_usage')) as Record<
     string,
     (...args: unknown[]) => Promise<unknown>
   >;
   const originals = { findOneAndUpdate: prototype.findOneAndUpdate!, bulkWrite: prototype.bulkWrite! };
-  let sent: string[] | undefined;
+  let recording = false;
+  const sent: string[] = [];
   let releaseFirst!: () => void;
   const firstHeld = new Promise<void>((resolve) => (releaseFirst = resolve));
   for (const [name, original] of Object.entries(originals)) {
     prototype[name] = async function (this: { collectionName: string }, ...args: unknown[]) {
-      if (sent && this.collectionName === 'monthly_usage') {
+      if (recording && this.collectionName === 'monthly_usage') {
         sent.push(name === 'bulkWrite' ? 'flush' : 'grow');
         if (sent.length === 1) await firstHeld;
       }
       return original.apply(this, args);
     };
   }
-  return {
-    record: () => (sent = []),
-    releaseFirst: () => releaseFirst(),
-    restore: () => Object.assign(prototype, originals),
-  };
+  const restore = () => Object.assign(prototype, originals);
+  try {
+    const ledger = new UsageLedger(store.connection, 'read-then-write', options);
+    const epoch = await ledger.nextEpoch();
+    await ledger.open(keyId, MONTH, epoch, NOW);
+    recording = true;
+    return {
+      sent,
+      releaseFirst: () => releaseFirst(),
+      restore,
+      flush: () =>
+        ledger.flush([{ keyId, month: MONTH, used: 1, suggestions: 0, days: { '24': 1 } }], epoch, NOW, held),
+      grow: () => ledger.grow(keyId, MONTH, epoch, 10, held),
+      /** The month as a next owner opens it. */
+      reopened: async () => ledger.open(keyId, MONTH, await ledger.nextEpoch(), NOW),
+    };
+  } catch (error) {
+    restore();
+    throw error;
+  }
 }
 
 /** How many finds `step` sent to monthly_usage. */
@@ -304,44 +327,30 @@ it('sends one write at a time with the read-then-write fence (FerretDB can deadl
 });
 
 it('sends a decision’s write on FerretDB before the usage flushes already waiting, after the one in flight', async () => {
-  const writes = holdFirstLedgerWrite();
+  const writes = await ledgerHoldingFirstWrite('key_priority');
   try {
-    const ledger = new UsageLedger(store.connection, 'read-then-write');
-    const epoch = await ledger.nextEpoch();
-    const keyId = 'key_priority';
-    await ledger.open(keyId, MONTH, epoch, NOW);
-    const sent = writes.record();
-    const flush = () =>
-      ledger.flush([{ keyId, month: MONTH, used: 1, suggestions: 0, days: { '24': 1 } }], epoch, NOW, held);
-    const written = [flush(), flush(), flush(), ledger.grow(keyId, MONTH, epoch, 10, held)];
+    const written = [writes.flush(), writes.flush(), writes.flush(), writes.grow()];
     await new Promise(setImmediate);
     writes.releaseFirst();
     await Promise.all(written);
-    expect(sent).toEqual(['flush', 'grow', 'flush', 'flush']);
-    expect(await ledger.open(keyId, MONTH, await ledger.nextEpoch(), NOW)).toMatchObject({ used: 10, reserved: 10 });
+    expect(writes.sent).toEqual(['flush', 'grow', 'flush', 'flush']);
+    expect(await writes.reopened()).toMatchObject({ used: 10, reserved: 10 });
   } finally {
     writes.restore();
   }
 });
 
 it('sends usage flushes on FerretDB that waited their longest wait in turns with the decisions’ writes', async () => {
-  const writes = holdFirstLedgerWrite();
+  const writes = await ledgerHoldingFirstWrite('key_overdue_flush', { longestFlushWaitMs: 50 });
   try {
-    const ledger = new UsageLedger(store.connection, 'read-then-write', { longestFlushWaitMs: 50 });
-    const epoch = await ledger.nextEpoch();
-    const keyId = 'key_overdue_flush';
-    await ledger.open(keyId, MONTH, epoch, NOW);
-    const sent = writes.record();
-    const flush = () =>
-      ledger.flush([{ keyId, month: MONTH, used: 1, suggestions: 0, days: { '24': 1 } }], epoch, NOW, held);
-    const written = [flush(), flush(), flush(), ledger.grow(keyId, MONTH, epoch, 10, held)];
+    const written = [writes.flush(), writes.flush(), writes.flush(), writes.grow()];
     // Two flushes wait past their longest wait behind the first; a reservation joins the queue meanwhile.
     await new Promise((resolve) => setTimeout(resolve, 80));
-    written.push(ledger.grow(keyId, MONTH, epoch, 10, held));
+    written.push(writes.grow());
     writes.releaseFirst();
     await Promise.all(written);
-    expect(sent).toEqual(['flush', 'flush', 'grow', 'flush', 'grow']);
-    expect(await ledger.open(keyId, MONTH, await ledger.nextEpoch(), NOW)).toMatchObject({ used: 20, reserved: 20 });
+    expect(writes.sent).toEqual(['flush', 'flush', 'grow', 'flush', 'grow']);
+    expect(await writes.reopened()).toMatchObject({ used: 20, reserved: 20 });
   } finally {
     writes.restore();
   }

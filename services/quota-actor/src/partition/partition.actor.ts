@@ -6,6 +6,7 @@ import {
   keyChangedSubject,
   partitionSubjects,
   type ControlMessage,
+  type PartitionSubjects,
   type DecisionBatch,
   type DecisionBatchReply,
   type DecisionRequest,
@@ -80,11 +81,13 @@ export class PartitionActor {
   private periodicFlushRunning = false;
   private readonly answeredBatches = new AnsweredBatches();
   private readonly usageAccess: UsageAccess;
+  private readonly subjects: PartitionSubjects;
 
   constructor(
     readonly lease: HeldLease,
     private readonly deps: PartitionActorDeps,
   ) {
+    this.subjects = partitionSubjects(deps.subjectPrefix, lease.partition);
     this.usageAccess = {
       open: async (entry, month) => {
         const keyId = entry.record!.key_id;
@@ -121,10 +124,10 @@ export class PartitionActor {
   }
 
   async start(): Promise<void> {
-    const subjects = partitionSubjects(this.deps.subjectPrefix, this.partition);
+    const { decide, control } = this.subjects;
     this.subscriptions = [
-      this.deps.nc.subscribe(subjects.decide, { callback: (_error, msg) => this.enqueue(() => this.onDecide(msg)) }),
-      this.deps.nc.subscribe(subjects.control, { callback: (_error, msg) => this.enqueue(() => this.onControl(msg)) }),
+      this.deps.nc.subscribe(decide, { callback: (_error, msg) => this.enqueue(() => this.onDecide(msg)) }),
+      this.deps.nc.subscribe(control, { callback: (_error, msg) => this.enqueue(() => this.onControl(msg)) }),
     ];
     // Make sure the server knows the subscriptions before anyone is told the partition is served.
     await this.deps.nc.flush();
@@ -319,7 +322,7 @@ export class PartitionActor {
     parent.set('traceparent', request.traceparent!);
     return withConsumerSpan(
       'quota-actor decision',
-      { subject: partitionSubjects(this.deps.subjectPrefix, this.partition).decide, headers: parent },
+      { subject: this.subjects.decide, headers: parent },
       async (span) => {
         const verdict = await this.decideOne(request);
         setSafeAttributes(span, {
