@@ -5,11 +5,14 @@ import { LeaseTable } from '../services/quota-actor/src/ownership/lease-table';
 import { testNatsUrl } from './harness';
 
 /**
- * The quota-actor's partition leases in a real JetStream KV bucket: compare-and-set ownership, takeover only after
- * expiry plus the margin, clean handovers, and the watched copy that spares the bucket a read per partition and tick.
+ * The quota-actor's partition leases in a real JetStream KV bucket: one lease per node, compare-and-set ownership,
+ * takeover only after the node's lease is past expiry plus the margin and marked dead, clean handovers, and the watched
+ * copy that spares the bucket a read per partition and tick.
  */
 const TTL_MS = 400;
 const MARGIN_MS = 100;
+/** For the cases that are not about expiry: a node lease that outlives the case on any machine. */
+const LONG_TTL_MS = 60_000;
 
 let nc: NatsConnection;
 let bucket: string;
@@ -17,8 +20,8 @@ let epochs = 0;
 const nextEpoch = () => Promise.resolve(++epochs);
 const opened: LeaseTable[] = [];
 
-async function table(nodeId: string): Promise<LeaseTable> {
-  const leases = await LeaseTable.open(nc, { bucket, nodeId, ttlMs: TTL_MS, marginMs: MARGIN_MS });
+async function table(nodeId: string, ttlMs = TTL_MS): Promise<LeaseTable> {
+  const leases = await LeaseTable.open(nc, { bucket, nodeId, ttlMs, marginMs: MARGIN_MS });
   opened.push(leases);
   return leases;
 }
@@ -29,8 +32,9 @@ async function table(nodeId: string): Promise<LeaseTable> {
  */
 async function caughtUp(leases: LeaseTable): Promise<void> {
   const { state } = await (await nc.jetstreamManager()).streams.info(`KV_${bucket}`);
-  const seen = (leases as unknown as { seen: Map<number, { revision: number }> }).seen;
-  const newest = () => Math.max(0, ...[...seen.values()].map((lease) => lease.revision));
+  const copy = leases as unknown as Record<'partitions' | 'holders', Map<unknown, { revision: number }>>;
+  const newest = () =>
+    Math.max(0, ...[...copy.partitions.values(), ...copy.holders.values()].map((lease) => lease.revision));
   await waitUntil(async () => newest() >= state.last_seq, {
     timeoutMs: 10_000,
     intervalMs: 5,
@@ -55,24 +59,41 @@ afterAll(async () => {
   await nc.drain();
 });
 
-it('lease table - one owner at a time; another takes over only once the lease is past expiry plus the margin', async () => {
+/** Until `ms` after the wall-clock instant `atMs`. */
+function sleepUntil(atMs: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, Math.max(0, atMs - Date.now())));
+}
+
+it('lease table - one owner at a time; another takes over only once the node lease is past expiry plus the margin', async () => {
   const [a, b] = [await table('node-a'), await table('node-b')];
   const held = await a.tryAcquire(3, Date.now(), nextEpoch);
   expect(held).toMatchObject({ partition: 3, epoch: expect.any(Number) });
   expect(held!.previous).toBeUndefined();
+  expect(held!.validUntil).toBe(a.validUntil);
   await caughtUp(b);
   expect(await b.tryAcquire(3, Date.now(), nextEpoch)).toBeNull();
   expect(await b.tryAcquire(3, Date.now(), nextEpoch, { onlyOrphaned: true })).toBeNull();
 
+  // Renewing a's node lease moves its partition's validity on.
+  await sleepUntil(Date.now() + 20);
+  expect(await a.renew(Date.now())).toBe(true);
+  expect(held!.validUntil).toBe(a.validUntil);
+  await caughtUp(b);
+
   // a stops renewing (a crash): b may take it only after expiry + margin, and learns when a may last have decided.
   const expired = held!.validUntil + MARGIN_MS; // the written expiry
   expect(await b.tryAcquire(3, expired + MARGIN_MS - 1, nextEpoch, { onlyOrphaned: true })).toBeNull();
-  await new Promise((resolve) => setTimeout(resolve, Math.max(0, expired + MARGIN_MS + 5 - Date.now())));
+  await sleepUntil(expired + MARGIN_MS + 5);
+  await b.renew(Date.now());
   const taken = await b.tryAcquire(3, Date.now(), nextEpoch, { onlyOrphaned: true });
   expect(taken).toMatchObject({ partition: 3, previous: { diedAt: expired } });
   expect(taken!.epoch).toBeGreaterThan(held!.epoch);
-  // The old holder's renewal fails: it must stop.
-  expect(await a.renew(held!, Date.now())).toBe(false);
+  // a's node lease was marked dead first: its renewal fails, every lease it held is void, and it starts over.
+  expect(await a.renew(Date.now())).toBe(false);
+  expect(held!.validUntil).toBe(0);
+  expect(a.validUntil).toBeGreaterThan(Date.now());
+  await caughtUp(a);
+  expect(await a.tryAcquire(3, Date.now(), nextEpoch)).toBeNull();
 });
 
 it('lease table - a released lease goes, with its buckets, to a node below its share, not to an orphan hunt', async () => {
@@ -87,24 +108,22 @@ it('lease table - a released lease goes, with its buckets, to a node below its s
 });
 
 it('lease table - two nodes racing for a free partition: exactly one wins', async () => {
-  const tables = await Promise.all(['n1', 'n2', 'n3', 'n4'].map((id) => table(id)));
+  const tables = await Promise.all(['n1', 'n2', 'n3', 'n4'].map((id) => table(id, LONG_TTL_MS)));
   const results = await Promise.all(tables.map((leases) => leases.tryAcquire(9, Date.now(), nextEpoch)));
   expect(results.filter((lease) => lease !== null)).toHaveLength(1);
 });
 
 it('lease table - looking at partitions others hold reads the watched copy, not the bucket', async () => {
-  const [a, b] = [await table('node-a'), await table('node-b')];
-  const takenAt = Date.now();
-  for (let partition = 0; partition < 16; partition++) await a.tryAcquire(partition, takenAt, nextEpoch);
+  const [a, b] = [await table('node-a', LONG_TTL_MS), await table('node-b', LONG_TTL_MS)];
+  for (let partition = 0; partition < 16; partition++)
+    expect(await a.tryAcquire(partition, Date.now(), nextEpoch)).not.toBeNull();
   await caughtUp(b);
   const bucketReads = nc.subscribe(`$JS.API.DIRECT.GET.KV_${bucket}.>`);
   const legacyReads = nc.subscribe(`$JS.API.STREAM.MSG.GET.KV_${bucket}`);
   await nc.flush();
   for (let tick = 0; tick < 10; tick++) {
     for (let partition = 0; partition < 16; partition++) {
-      // At the time the leases were taken: a never renews them here, and on a busy machine 160 looks can outlast
-      // TTL_MS, after which b would rightly go to the bucket for an orphan.
-      expect(await b.tryAcquire(partition, takenAt, nextEpoch, { onlyOrphaned: true })).toBeNull();
+      expect(await b.tryAcquire(partition, Date.now(), nextEpoch, { onlyOrphaned: true })).toBeNull();
     }
   }
   await nc.flush();
@@ -114,7 +133,7 @@ it('lease table - looking at partitions others hold reads the watched copy, not 
 });
 
 it('lease table - a copy that fell behind costs one refused write, then a read brings it up to date', async () => {
-  const [a, b] = [await table('node-a'), await table('node-b')];
+  const [a, b] = [await table('node-a', LONG_TTL_MS), await table('node-b', LONG_TTL_MS)];
   await a.release((await a.tryAcquire(2, Date.now(), nextEpoch))!, { k: 1 });
   await caughtUp(b);
   b.close(); // b's copy now stays at "released"
@@ -130,5 +149,112 @@ it('lease table - a copy that fell behind costs one refused write, then a read b
   await nc.flush();
   expect(writes.getReceived()).toBe(1);
   writes.unsubscribe();
-  expect(await a.renew(retaken, Date.now())).toBe(true);
+  expect(await a.renew(Date.now())).toBe(true);
+  expect(retaken.validUntil).toBe(a.validUntil);
+});
+
+/** Every write to the bucket from now on, by key. */
+function bucketWrites(): { keys: () => string[]; stop: () => void } {
+  const subscription = nc.subscribe(`$KV.${bucket}.>`);
+  const keys: string[] = [];
+  void (async () => {
+    for await (const message of subscription) keys.push(message.subject.slice(`$KV.${bucket}.`.length));
+  })();
+  return {
+    keys: () => keys,
+    stop: () => subscription.unsubscribe(),
+  };
+}
+
+it('lease table - a node renews one key for all its partitions: holding 16 costs one write per renewal', async () => {
+  const a = await table('node-a', LONG_TTL_MS);
+  for (let partition = 0; partition < 16; partition++)
+    expect(await a.tryAcquire(partition, Date.now(), nextEpoch)).not.toBeNull();
+  const writes = bucketWrites();
+  await nc.flush();
+  for (let renewal = 0; renewal < 5; renewal++) expect(await a.renew(Date.now())).toBe(true);
+  await nc.flush();
+  expect(writes.keys()).toHaveLength(5);
+  expect(new Set(writes.keys()).size).toBe(1);
+  expect(writes.keys()[0]).toMatch(/^h\./);
+  writes.stop();
+});
+
+it('lease table - a dead node’s partitions cost one write marking its lease dead, then one claim each', async () => {
+  const a = await table('node-a', 1_000);
+  const b = await table('node-b', LONG_TTL_MS);
+  const held = await Promise.all(
+    Array.from({ length: 16 }, (_, partition) => a.tryAcquire(partition, Date.now(), nextEpoch)),
+  );
+  expect(held.every((lease) => lease !== null)).toBe(true);
+  const diedAt = a.validUntil + MARGIN_MS;
+  await caughtUp(b);
+  await sleepUntil(diedAt + MARGIN_MS + 5);
+
+  const writes = bucketWrites();
+  await nc.flush();
+  const taken = await Promise.all(
+    Array.from({ length: 16 }, (_, partition) =>
+      b.tryAcquire(partition, Date.now(), nextEpoch, { onlyOrphaned: true }),
+    ),
+  );
+  await nc.flush();
+  expect(taken.map((lease) => lease?.previous)).toEqual(Array.from({ length: 16 }, () => ({ diedAt })));
+  const marks = writes.keys().filter((key) => key.startsWith('h.'));
+  expect(marks).toHaveLength(1);
+  // A claim and the write of its epoch per partition.
+  expect(writes.keys().filter((key) => key.startsWith('p'))).toHaveLength(32);
+  writes.stop();
+  expect(await a.renew(Date.now())).toBe(false);
+});
+
+it('lease table - a partition leased by a node from before node leases: respected until its own expiry, then taken', async () => {
+  const kv = await nc.jetstream().views.kv(bucket, { history: 1 });
+  const expiresAt = Date.now() + TTL_MS;
+  await kv.create('p7', JSON.stringify({ owner: 'older-node', expiresAt, epoch: 1 }));
+  const b = await table('node-b', LONG_TTL_MS);
+  expect(await b.tryAcquire(7, expiresAt + MARGIN_MS, nextEpoch, { onlyOrphaned: true })).toBeNull();
+  await sleepUntil(expiresAt + MARGIN_MS + 5);
+  const taken = await b.tryAcquire(7, Date.now(), nextEpoch, { onlyOrphaned: true });
+  expect(taken).toMatchObject({ partition: 7, previous: { diedAt: expiresAt } });
+
+  // What an older node reads of a lease held on a node lease: an expiry it never reaches, so it never takes it.
+  const stored = JSON.parse((await kv.get('p7'))!.string()) as { owner: string; expiresAt: number; holder: string };
+  expect(stored).toMatchObject({
+    owner: 'node-b',
+    expiresAt: Number.MAX_SAFE_INTEGER,
+    holder: expect.stringMatching(/^h\./),
+  });
+});
+
+it('lease table - node leases that are dead or expired and named by no partition are removed; the others stay', async () => {
+  const kv = await nc.jetstream().views.kv(bucket, { history: 1 });
+  const abandoned = await table('node-a', TTL_MS); // holds nothing, then stops renewing
+  const crashed = await table('node-c', TTL_MS); // holds a partition, then stops renewing
+  expect(await crashed.tryAcquire(1, Date.now(), nextEpoch)).not.toBeNull();
+  const b = await table('node-b', LONG_TTL_MS);
+  const keyOf = (leases: LeaseTable) => (leases as unknown as { holder: { key: string } }).holder.key;
+  await sleepUntil(Math.max(abandoned.validUntil, crashed.validUntil) + 2 * MARGIN_MS + 5);
+  await caughtUp(b);
+
+  await b.forgetDeadHolders(Date.now());
+  expect((await kv.get(keyOf(abandoned)))?.operation).toBe('DEL');
+  expect((await kv.get(keyOf(crashed)))?.operation).toBe('PUT'); // partition 1 still names it
+  expect((await kv.get(keyOf(b)))?.operation).toBe('PUT');
+
+  expect(await b.tryAcquire(1, Date.now(), nextEpoch, { onlyOrphaned: true })).not.toBeNull();
+  await caughtUp(b);
+  await b.forgetDeadHolders(Date.now());
+  expect((await kv.get(keyOf(crashed)))?.operation).toBe('DEL');
+  expect(await abandoned.renew(Date.now())).toBe(false);
+});
+
+it('lease table - a node that leaves removes its lease after its releases', async () => {
+  const kv = await nc.jetstream().views.kv(bucket, { history: 1 });
+  const a = await table('node-a', LONG_TTL_MS);
+  const key = (a as unknown as { holder: { key: string } }).holder.key;
+  await a.release((await a.tryAcquire(4, Date.now(), nextEpoch))!, {});
+  await a.leave();
+  expect(a.validUntil).toBe(0);
+  expect((await kv.get(key))?.operation).toBe('DEL');
 });

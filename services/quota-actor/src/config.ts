@@ -20,13 +20,14 @@ export const ConfigSchema = z.object({
   LEASE_BUCKET: z.string().default('gw_quota_leases'),
   MEMBERS_BUCKET: z.string().default('gw_quota_members'),
   /**
-   * A lease lives this long unless renewed; a dead owner's partitions move after at most this long plus the margin
-   * and a tick, which leaves room within the 2 s takeover for the new owner's first database reads.
+   * A node's lease (one per process, for all the partitions it holds) lives this long unless renewed; a dead owner's
+   * partitions move after at most this long plus the margin and a tick, which leaves room within the 2 s takeover
+   * for the new owner's first database reads.
    */
   LEASE_TTL_MS: durationMsFromEnv(800),
   /** Holders stop deciding this long before expiry and contenders wait this long after it: no overlap. */
   LEASE_MARGIN_MS: durationMsFromEnv(100),
-  /** How often free or expired partitions are looked for (held leases are renewed at half their life). */
+  /** How often free or orphaned partitions are looked for (the node's lease is renewed at half its life). */
   OWNERSHIP_TICK_MS: durationMsFromEnv(100),
   /**
    * How often counted usage is written to MongoDB: one update per key used since the last write, so the cost

@@ -61,8 +61,9 @@ export interface ActorNodeDeps {
 const FLUSH_SLICES = 10;
 
 /**
- * One quota-actor process: keeps its membership alive, holds its share of the partition leases (ceil(P / live
- * nodes)), runs one PartitionActor per held partition, flushes usage, and hands every partition over on stop.
+ * One quota-actor process: keeps its membership and its node lease alive, holds its share of the partitions on that
+ * lease (ceil(P / live nodes)), runs one PartitionActor per held partition, flushes usage, and hands every partition
+ * over on stop.
  */
 export class ActorNode {
   private readonly actors = new Map<number, PartitionActor>();
@@ -140,6 +141,7 @@ export class ActorNode {
     this.customerFlushSubscription?.unsubscribe();
     await this.ticking;
     await Promise.all([...this.actors.keys()].map((partition) => this.handOver(partition)));
+    await this.leases.leave();
     await this.members.leave();
     this.leases.close();
   }
@@ -198,7 +200,7 @@ export class ActorNode {
     if (this.stopping) return;
     const now = Date.now();
     await this.members.heartbeat(now);
-    await this.renewHeld(now);
+    await this.renewLease(now);
     const target = Math.ceil(this.options.partitions / this.members.liveCount(now));
     if (this.actors.size > target) {
       // Give back one partition per tick so a joining node takes over smoothly.
@@ -210,20 +212,26 @@ export class ActorNode {
     // A dead node's partitions are taken at once by whoever sees them first, whatever the shares: the membership
     // list notices the death later than the leases do, and balance is restored by the handovers above.
     await this.claimFree(this.options.partitions, now, true);
+    await this.leases.forgetDeadHolders(now);
     this.deps.onOwnershipChange?.(this.actors.size);
   }
 
-  private async renewHeld(now: number): Promise<void> {
+  /**
+   * Renews the node's lease once half of it is used (ticks are frequent so that free partitions are taken quickly),
+   * then stops deciding for every partition lost with it or fenced off by a newer owner.
+   */
+  private async renewLease(now: number): Promise<void> {
+    if (this.leases.validUntil - now <= this.options.leaseTtlMs / 2 && !(await this.leases.renew(now))) {
+      this.deps.logger.warn({ partitions: this.ownedPartitions }, 'lost node lease');
+    }
     await Promise.all(
-      [...this.actors.values()].map(async (actor) => {
-        // Renew once half the lease is used: ticks are frequent so that free partitions are taken quickly.
-        if (actor.lease.validUntil !== 0 && actor.lease.validUntil - now > this.options.leaseTtlMs / 2) return;
-        if (actor.lease.validUntil === 0 || !(await this.leases.renew(actor.lease, now))) {
+      [...this.actors.values()]
+        .filter((actor) => actor.lease.validUntil === 0)
+        .map(async (actor) => {
           this.deps.logger.warn({ partition: actor.partition }, 'lost partition lease');
           this.actors.delete(actor.partition);
           await actor.stop();
-        }
-      }),
+        }),
     );
   }
 

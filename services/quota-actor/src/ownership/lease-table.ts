@@ -1,10 +1,20 @@
+import { randomBytes } from 'node:crypto';
 import { JSONCodec, type KV, type KvEntry, type NatsConnection, type QueuedIterator } from 'nats';
 import { followBucket } from './bucket-watch';
 
-/** A partition lease as stored in JetStream KV. */
-interface LeaseValue {
+/** A partition's lease as stored in JetStream KV, under `p<partition>`. */
+interface PartitionValue {
   owner: string;
-  /** Wall-clock ms after which others may take the partition (plus the safety margin). */
+  /**
+   * The key of the node lease the ownership lives on (`h.<id>`): the partition is held while that node lease is.
+   * Absent in leases written by nodes from before node leases, which renewed each partition on its own.
+   */
+  holder?: string;
+  /**
+   * Wall-clock ms after which others may take the partition (plus the safety margin), for a lease without a holder.
+   * A lease with a holder says HELD_WHILE_HOLDER_LIVES, so that an older node in a rolling update, which knows only
+   * this field, never counts it expired.
+   */
   expiresAt: number;
   /** Revision of the write that acquired the lease: the fencing token of this ownership. */
   epoch: number;
@@ -15,12 +25,24 @@ interface LeaseValue {
   released?: PreviousOwner;
 }
 
+/** A node lease, under `h.<id>`: one per node process, renewed for all the partitions it holds. */
+interface HolderValue {
+  node: string;
+  /** Wall-clock ms after which others may declare the holder dead (plus the safety margin). */
+  expiresAt: number;
+  /** Written by a contender once the lease had expired: its renewals fail from then on, and it never comes back. */
+  dead?: true;
+}
+
 export interface HeldLease {
   partition: number;
   epoch: number;
-  /** Revision of our last write, for compare-and-set renewals. */
+  /** Revision of our last write of the partition's key, for compare-and-set on release. */
   revision: number;
-  /** Until when we may decide: the written expiry minus the safety margin. */
+  /**
+   * Until when we may decide: the node lease's written expiry minus the safety margin, moved on by each renewal of
+   * the node lease; 0 once the partition is released, fenced or lost.
+   */
   validUntil: number;
   /**
    * What the partition's previous owner left: the rate buckets it handed over (clean handover), or the last moment
@@ -32,26 +54,37 @@ export interface HeldLease {
 
 export type PreviousOwner = { rates: Record<string, number> } | { diedAt: number };
 
-const json = JSONCodec<LeaseValue>();
+const HELD_WHILE_HOLDER_LIVES = Number.MAX_SAFE_INTEGER;
+const partitionJson = JSONCodec<PartitionValue>();
+const holderJson = JSONCodec<HolderValue>();
 
-/** A lease as the watch last delivered it; `value` null when the key was deleted or purged. */
-interface SeenLease {
-  value: LeaseValue | null;
+/** A key as the watch last delivered it; `value` null when the key was deleted or purged. */
+interface Seen<T> {
+  value: T | null;
   revision: number;
 }
 
 /**
- * Partition leases with compare-and-set in a JetStream KV bucket. A holder renews before expiry; a contender
- * takes a partition only when the lease is absent, deleted (clean handover) or expired by more than the margin,
- * while the holder stops deciding a margin before expiry — so two owners never overlap.
+ * Partition ownership in a JetStream KV bucket, with one lease per node. The node renews only its own lease (`h.<id>`,
+ * compare-and-set at half its life), whatever the number of partitions it holds; a partition's key names the node
+ * lease it lives on and is written only when the partition is taken or released. The holder stops deciding a margin
+ * before its lease expires. A contender takes a dead node's partitions only after it has marked that node lease dead
+ * (compare-and-set on the revision it saw expire), so the node's next renewal fails and it never decides again on that
+ * lease; the partitions then go by compare-and-set each, as a free one does. Two owners never overlap.
  *
- * Every lease reaches every node through a watch of the bucket, so looking for free or orphaned partitions on each
- * ownership tick reads memory; only an attempt to take one goes to the bucket (before, each tick read every lease
- * this node did not hold: hundreds of reads a second per node with the default 64 partitions).
+ * Every key reaches every node through a watch of the bucket, so looking for free or orphaned partitions on each
+ * ownership tick reads memory; only an attempt to take one goes to the bucket.
  */
 export class LeaseTable {
   /** partition -> its lease as last seen. */
-  private readonly seen = new Map<number, SeenLease>();
+  private readonly partitions = new Map<number, Seen<PartitionValue>>();
+  /** node lease key -> as last seen. */
+  private readonly holders = new Map<string, Seen<HolderValue>>();
+  /** Node leases being marked dead by this node: each dead node costs one write, however many partitions it held. */
+  private readonly burying = new Map<string, Promise<number | null>>();
+  /** Partitions held on this node's lease, whose validity each renewal moves on. */
+  private readonly held = new Map<number, HeldLease>();
+  private holder = { key: '', revision: 0, validUntil: 0 };
   private watcher: QueuedIterator<KvEntry> | undefined;
 
   private constructor(
@@ -65,6 +98,7 @@ export class LeaseTable {
     const kv = await nc.jetstream().views.kv(options.bucket, { history: 1 });
     const table = new LeaseTable(kv, options.nodeId, options.ttlMs, options.marginMs);
     table.watcher = await followBucket(kv, (entry) => table.remember(entry));
+    await table.register(Date.now());
     return table;
   }
 
@@ -72,15 +106,44 @@ export class LeaseTable {
     this.watcher?.stop();
   }
 
-  private key(partition: number): string {
-    return `p${partition}`;
+  /** Until when this node may decide for the partitions it holds. */
+  get validUntil(): number {
+    return this.holder.validUntil;
   }
 
   /**
-   * Tries to acquire a free or expired partition; null when someone else holds it. `nextEpoch` gives the fencing
+   * Extends this node's lease, and with it every partition held on it; false when it was lost (marked dead by a
+   * contender, or the write failed): then every held lease is void at once, and the node goes on with a new lease
+   * of its own, holding nothing.
+   */
+  async renew(nowMs: number): Promise<boolean> {
+    const expiresAt = nowMs + this.ttlMs;
+    try {
+      this.holder.revision = await this.kv.update(
+        this.holder.key,
+        holderJson.encode({ node: this.nodeId, expiresAt }),
+        this.holder.revision,
+      );
+    } catch {
+      for (const lease of this.held.values()) lease.validUntil = 0;
+      this.held.clear();
+      this.holder.validUntil = 0;
+      await this.register(Date.now()).catch(() => undefined); // a failed start is tried again on the next renewal
+      return false;
+    }
+    this.holder.validUntil = expiresAt - this.marginMs;
+    for (const lease of this.held.values()) {
+      if (lease.validUntil === 0) this.held.delete(lease.partition);
+      else lease.validUntil = this.holder.validUntil;
+    }
+    return true;
+  }
+
+  /**
+   * Tries to acquire a free or orphaned partition; null when someone else holds it. `nextEpoch` gives the fencing
    * token of this ownership; it comes from the database that holds the usage (see UsageLedger.nextEpoch), so it
    * stays above every token ever written there even when this bucket is recreated. `onlyOrphaned` takes only
-   * leases whose holder stopped renewing (a dead node), not ones released on purpose.
+   * partitions whose holder stopped renewing (a dead node), not ones released on purpose.
    */
   async tryAcquire(
     partition: number,
@@ -88,7 +151,8 @@ export class LeaseTable {
     nextEpoch: () => Promise<number>,
     options: { onlyOrphaned?: boolean } = {},
   ): Promise<HeldLease | null> {
-    const seen = this.seen.get(partition);
+    if (this.holder.validUntil <= nowMs) return null;
+    const seen = this.partitions.get(partition);
     const current = seen?.value ?? null;
     let previous: HeldLease['previous'];
     if (!current) {
@@ -98,52 +162,47 @@ export class LeaseTable {
       if (options.onlyOrphaned) return null;
       previous = current.released;
     } else {
-      if (current.owner !== this.nodeId && nowMs <= current.expiresAt + this.marginMs) return null;
-      previous = { diedAt: current.expiresAt };
+      const diedAt = await this.ownerGone(current, nowMs);
+      if (diedAt === null) return null;
+      previous = { diedAt };
     }
-    const expiresAt = nowMs + this.ttlMs;
-    const claim = json.encode({ owner: this.nodeId, expiresAt, epoch: 0 });
+    const claim = { owner: this.nodeId, holder: this.holder.key, expiresAt: HELD_WHILE_HOLDER_LIVES, epoch: 0 };
     let revision: number;
     try {
       revision = seen
-        ? await this.kv.update(this.key(partition), claim, seen.revision)
-        : await this.kv.create(this.key(partition), claim);
+        ? await this.kv.update(this.key(partition), partitionJson.encode(claim), seen.revision)
+        : await this.kv.create(this.key(partition), partitionJson.encode(claim));
     } catch {
       // Lost the compare-and-set race, or the watch has not delivered the newest write yet: read it, so a watch
       // that fell behind cannot keep this node failing on a stale revision.
-      await this.refresh(partition);
+      await this.refresh(this.key(partition));
       return null;
     }
     const lease: HeldLease = {
       partition,
       epoch: 0,
       revision,
-      validUntil: expiresAt - this.marginMs,
+      validUntil: 0,
       ...(previous === undefined ? {} : { previous }),
     };
     try {
       lease.epoch = await nextEpoch();
+      lease.revision = await this.kv.update(
+        this.key(partition),
+        partitionJson.encode({ ...claim, epoch: lease.epoch }),
+        lease.revision,
+      );
     } catch {
       await this.release(lease); // no fencing token, no ownership
       return null;
     }
-    return (await this.renew(lease, Date.now())) ? lease : null;
-  }
-
-  /** Extends a held lease; false when it was lost (then the holder must stop at once). */
-  async renew(lease: HeldLease, nowMs: number): Promise<boolean> {
-    const expiresAt = nowMs + this.ttlMs;
-    try {
-      lease.revision = await this.kv.update(
-        this.key(lease.partition),
-        json.encode({ owner: this.nodeId, expiresAt, epoch: lease.epoch }),
-        lease.revision,
-      );
-      lease.validUntil = expiresAt - this.marginMs;
-      return true;
-    } catch {
-      return false;
+    if (claim.holder !== this.holder.key || this.holder.validUntil <= Date.now()) {
+      await this.release(lease); // this node's lease was lost meanwhile
+      return null;
     }
+    lease.validUntil = this.holder.validUntil;
+    this.held.set(partition, lease);
+    return lease;
   }
 
   /**
@@ -153,21 +212,107 @@ export class LeaseTable {
    */
   async release(lease: HeldLease, rates?: Record<string, number>): Promise<void> {
     lease.validUntil = 0;
+    this.held.delete(lease.partition);
     const released: PreviousOwner = rates ? { rates } : (lease.previous ?? { rates: {} });
     try {
       await this.kv.update(
         this.key(lease.partition),
-        json.encode({ owner: this.nodeId, expiresAt: 0, epoch: lease.epoch, released }),
+        partitionJson.encode({ owner: this.nodeId, expiresAt: 0, epoch: lease.epoch, released }),
         lease.revision,
       );
     } catch {
-      // Already taken or expired: nothing to hand over.
+      // Already taken: nothing to hand over.
     }
   }
 
-  private async refresh(partition: number): Promise<void> {
+  /** After every partition was released: the node lease goes, so nobody has to wait for it to expire. */
+  async leave(): Promise<void> {
+    this.holder.validUntil = 0;
     try {
-      const entry = await this.kv.get(this.key(partition));
+      await this.kv.delete(this.holder.key, { previousSeq: this.holder.revision });
+    } catch {
+      // already marked dead: it stays as it is
+    }
+  }
+
+  /**
+   * Removes node leases that are dead or long expired and that no partition names any more, so the bucket does not
+   * gather one key per node process that ever ran. Compare-and-set: a node that renewed meanwhile keeps its lease.
+   */
+  async forgetDeadHolders(nowMs: number): Promise<void> {
+    const named = new Set<string>();
+    for (const { value } of this.partitions.values()) {
+      if (value?.holder !== undefined && !value.released) named.add(value.holder);
+    }
+    const gone = [...this.holders].filter(
+      ([key, { value }]) =>
+        value !== null && key !== this.holder.key && !named.has(key) && (value.dead || this.expired(value, nowMs)),
+    );
+    await Promise.all(
+      gone.map(([key, { revision }]) => this.kv.delete(key, { previousSeq: revision }).catch(() => this.refresh(key))),
+    );
+  }
+
+  /**
+   * When the owner of a held partition may last have decided, once it is gone; null while it may still decide.
+   * A lease without a holder expires on its own; a node lease is first marked dead (once, whatever the number of its
+   * partitions this node is after).
+   */
+  private async ownerGone(current: PartitionValue, nowMs: number): Promise<number | null> {
+    if (current.holder === undefined) {
+      return current.owner !== this.nodeId && nowMs <= current.expiresAt + this.marginMs ? null : current.expiresAt;
+    }
+    // A partition left on this node's own lease but no longer decided here (fenced off, say): taken again.
+    if (current.holder === this.holder.key) return nowMs;
+    const holder = this.holders.get(current.holder)?.value;
+    if (holder?.dead) return holder.expiresAt;
+    if (holder && !this.expired(holder, nowMs)) return null;
+    let burial = this.burying.get(current.holder);
+    if (!burial) {
+      burial = this.bury(current.holder, nowMs).finally(() => this.burying.delete(current.holder!));
+      this.burying.set(current.holder, burial);
+    }
+    return burial;
+  }
+
+  /**
+   * Marks an expired (or deleted) node lease dead; resolves with when its node may last have decided, or null when
+   * the lease was renewed meanwhile (or another node's write came first: the watch then tells the rest).
+   */
+  private async bury(key: string, nowMs: number): Promise<number | null> {
+    const seen = this.holders.get(key);
+    const diedAt = seen?.value ? seen.value.expiresAt : nowMs;
+    const dead = holderJson.encode({ node: seen?.value?.node ?? '', expiresAt: diedAt, dead: true });
+    try {
+      if (seen?.value) await this.kv.update(key, dead, seen.revision);
+      else await this.kv.create(key, dead);
+      return diedAt;
+    } catch {
+      await this.refresh(key);
+      const now = this.holders.get(key)?.value;
+      return now?.dead ? now.expiresAt : null;
+    }
+  }
+
+  private expired(holder: HolderValue, nowMs: number): boolean {
+    return nowMs > holder.expiresAt + this.marginMs;
+  }
+
+  /** A node lease of its own for this node: a fresh key each time, since a lease marked dead never comes back. */
+  private async register(nowMs: number): Promise<void> {
+    const key = `h.${randomBytes(8).toString('hex')}`;
+    const expiresAt = nowMs + this.ttlMs;
+    const revision = await this.kv.create(key, holderJson.encode({ node: this.nodeId, expiresAt }));
+    this.holder = { key, revision, validUntil: expiresAt - this.marginMs };
+  }
+
+  private key(partition: number): string {
+    return `p${partition}`;
+  }
+
+  private async refresh(key: string): Promise<void> {
+    try {
+      const entry = await this.kv.get(key);
       if (entry) this.remember(entry);
     } catch {
       // the next failed attempt reads again
@@ -176,13 +321,19 @@ export class LeaseTable {
 
   /** Keeps the newest revision: a read and the watch may deliver the same key out of order. */
   private remember(entry: KvEntry): void {
+    if (entry.key.startsWith('h.')) {
+      remember(this.holders, entry.key, entry, holderJson.decode);
+      return;
+    }
     const partition = Number(entry.key.slice(1));
-    if (!entry.key.startsWith('p') || !Number.isInteger(partition)) return;
-    const known = this.seen.get(partition);
-    if (known && known.revision >= entry.revision) return;
-    this.seen.set(partition, {
-      value: entry.operation === 'PUT' ? json.decode(entry.value) : null,
-      revision: entry.revision,
-    });
+    if (entry.key.startsWith('p') && Number.isInteger(partition)) {
+      remember(this.partitions, partition, entry, partitionJson.decode);
+    }
   }
+}
+
+function remember<K, T>(seen: Map<K, Seen<T>>, key: K, entry: KvEntry, decode: (bytes: Uint8Array) => T): void {
+  const known = seen.get(key);
+  if (known && known.revision >= entry.revision) return;
+  seen.set(key, { value: entry.operation === 'PUT' ? decode(entry.value) : null, revision: entry.revision });
 }
