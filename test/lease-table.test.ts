@@ -258,3 +258,24 @@ it('lease table - a node that leaves removes its lease after its releases', asyn
   expect(a.validUntil).toBe(0);
   expect((await kv.get(key))?.operation).toBe('DEL');
 });
+
+it('lease table - the live nodes are those whose lease has not expired, each counted once', async () => {
+  const a = await table('node-a', LONG_TTL_MS);
+  const b = await table('node-b', 5_000);
+  const c = await table('node-c', LONG_TTL_MS);
+  await caughtUp(a);
+  expect(a.liveCount(Date.now())).toBe(3);
+  expect(a.liveCount(b.validUntil + MARGIN_MS + 1)).toBe(2); // past b's written expiry
+
+  // c lost its lease (marked dead, say) and started over: one node still, on its new lease.
+  const kv = await nc.jetstream().views.kv(bucket, { history: 1 });
+  const cKey = (c as unknown as { holder: { key: string } }).holder.key;
+  const cEntry = (await kv.get(cKey))!;
+  await kv.update(cKey, JSON.stringify({ node: 'node-c', expiresAt: Date.now(), dead: true }), cEntry.revision);
+  expect(await c.renew(Date.now())).toBe(false);
+  await caughtUp(a);
+  expect(a.liveCount(Date.now())).toBe(3);
+  await c.leave();
+  await caughtUp(a);
+  expect(a.liveCount(Date.now())).toBe(2);
+});

@@ -51,7 +51,8 @@ async function startContender(
     const own = {
       SUBJECT_PREFIX: `${shared.SUBJECT_PREFIX}b${index}`,
       LEASE_BUCKET: `${shared.LEASE_BUCKET}_b${index}`,
-      MEMBERS_BUCKET: `${shared.MEMBERS_BUCKET}_b${index}`,
+      // Read by builds from before node leases only, which kept their live members in a bucket of its own.
+      MEMBERS_BUCKET: `${shared.LEASE_BUCKET}_members_b${index}`,
     };
     const actor = await env.cluster.startActor({ ...own, NODE_ID: `builds-actor-${index}` }, from);
     const edge = await env.cluster.startEdge({ PROVIDER_PROXY_TRANSPORT: 'stream', ...own });

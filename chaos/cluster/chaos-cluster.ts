@@ -152,7 +152,6 @@ export class ChaosCluster {
       PARTITIONS: '16',
       SUBJECT_PREFIX: `chaos${tag}`,
       LEASE_BUCKET: `chaos_${tag}_leases`,
-      MEMBERS_BUCKET: `chaos_${tag}_members`,
     };
     const supervisor = new Supervisor({ log });
     const cluster = new ChaosCluster(options, nats, natsUrl, ferretdb, mongoUri, supervisor, secrets, sharedEnv);

@@ -25,7 +25,6 @@ export interface StackInfo {
     mongodb: string;
     SUBJECT_PREFIX: string;
     LEASE_BUCKET: string;
-    MEMBERS_BUCKET: string;
     RENEWAL_LEASE_BUCKET: string;
   };
 }
@@ -69,7 +68,6 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
   const limiterEnv = {
     SUBJECT_PREFIX: `gw.${stackId}`,
     LEASE_BUCKET: `gw_${stackId}_leases`,
-    MEMBERS_BUCKET: `gw_${stackId}_members`,
   };
   const renewalBucket = `gw_${stackId}_renewals`;
   const services = new Map<string, RunningService>();

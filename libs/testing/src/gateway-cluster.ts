@@ -102,7 +102,6 @@ export async function startGatewayCluster(options: GatewayClusterOptions): Promi
     PARTITIONS: '16',
     SUBJECT_PREFIX: `gwt${tag}`,
     LEASE_BUCKET: `gwt_${tag}_leases`,
-    MEMBERS_BUCKET: `gwt_${tag}_members`,
   };
   const nodeEnv = options.nodeEnv ?? 'test';
   const started: RunningService[] = [];

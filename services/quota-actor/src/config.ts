@@ -16,9 +16,8 @@ export const ConfigSchema = z.object({
   PARTITIONS: z.coerce.number().int().min(1).max(4096).default(DEFAULT_PARTITIONS),
   /** Prefix of the per-partition subjects (<prefix>.p<n>.decide / .control). */
   SUBJECT_PREFIX: z.string().default(DEFAULT_SUBJECT_PREFIX),
-  /** KV bucket of partition leases and of live members. */
+  /** KV bucket of the nodes' leases (the live members) and of the partitions held on them. */
   LEASE_BUCKET: z.string().default('gw_quota_leases'),
-  MEMBERS_BUCKET: z.string().default('gw_quota_members'),
   /**
    * A node's lease (one per process, for all the partitions it holds) lives this long unless renewed; a dead owner's
    * partitions move after at most this long plus the margin and a tick, which leaves room within the 2 s takeover

@@ -57,7 +57,6 @@ export async function startQuotaActor(config: Config, logger: Logger): Promise<Q
       partitions: config.PARTITIONS,
       subjectPrefix: config.SUBJECT_PREFIX,
       leaseBucket: config.LEASE_BUCKET,
-      membersBucket: config.MEMBERS_BUCKET,
       leaseTtlMs: config.LEASE_TTL_MS,
       leaseMarginMs: config.LEASE_MARGIN_MS,
       tickMs: config.OWNERSHIP_TICK_MS,

@@ -13,14 +13,12 @@ import type { UsageLedger } from '../limits/usage-ledger';
 import type { KeyRecordSource } from '../partition/coalesced-key-loader';
 import { PartitionActor, type ReservationObserver } from '../partition/partition.actor';
 import { LeaseTable } from './lease-table';
-import { Membership } from './membership';
 
 export interface ActorNodeOptions {
   nodeId: string;
   partitions: number;
   subjectPrefix: string;
   leaseBucket: string;
-  membersBucket: string;
   leaseTtlMs: number;
   leaseMarginMs: number;
   tickMs: number;
@@ -61,14 +59,13 @@ export interface ActorNodeDeps {
 const FLUSH_SLICES = 10;
 
 /**
- * One quota-actor process: keeps its membership and its node lease alive, holds its share of the partitions on that
- * lease (ceil(P / live nodes)), runs one PartitionActor per held partition, flushes usage, and hands every partition
+ * One quota-actor process: keeps its node lease alive, holds its share of the partitions on that lease (ceil(P / live
+ * nodes)), runs one PartitionActor per held partition, flushes usage, and hands every partition
  * over on stop.
  */
 export class ActorNode {
   private readonly actors = new Map<number, PartitionActor>();
   private leases!: LeaseTable;
-  private members!: Membership;
   private tickTimer?: NodeJS.Timeout;
   private flushTimer?: NodeJS.Timeout;
   private evictTimer?: NodeJS.Timeout;
@@ -98,11 +95,6 @@ export class ActorNode {
       nodeId: this.options.nodeId,
       ttlMs: this.options.leaseTtlMs,
       marginMs: this.options.leaseMarginMs,
-    });
-    this.members = await Membership.open(this.deps.nc, {
-      bucket: this.options.membersBucket,
-      nodeId: this.options.nodeId,
-      ttlMs: this.options.leaseTtlMs * 2,
     });
     const nodeSubject = nodeDecideSubject(this.options.subjectPrefix, this.options.nodeId);
     this.nodeSubscription = this.deps.nc.subscribe(nodeSubject, {
@@ -142,7 +134,6 @@ export class ActorNode {
     await this.ticking;
     await Promise.all([...this.actors.keys()].map((partition) => this.handOver(partition)));
     await this.leases.leave();
-    await this.members.leave();
     this.leases.close();
   }
 
@@ -173,7 +164,7 @@ export class ActorNode {
    * node that does not answer in time leaves its last flush interval out of the figure, never blocks it).
    */
   async flushCustomerEverywhere(customerId: string): Promise<void> {
-    const expected = this.members.liveCount(Date.now());
+    const expected = this.leases.liveCount(Date.now());
     const replies = await this.deps.nc.requestMany(customerFlushSubject(this.options.subjectPrefix), customerId, {
       strategy: RequestStrategy.Count,
       maxMessages: expected,
@@ -199,9 +190,8 @@ export class ActorNode {
   private async tick(): Promise<void> {
     if (this.stopping) return;
     const now = Date.now();
-    await this.members.heartbeat(now);
     await this.renewLease(now);
-    const target = Math.ceil(this.options.partitions / this.members.liveCount(now));
+    const target = Math.ceil(this.options.partitions / this.leases.liveCount(now));
     if (this.actors.size > target) {
       // Give back one partition per tick so a joining node takes over smoothly.
       const extra = this.ownedPartitions.at(-1);
@@ -209,8 +199,8 @@ export class ActorNode {
     } else if (this.actors.size < target) {
       await this.claimFree(target - this.actors.size, now, false);
     }
-    // A dead node's partitions are taken at once by whoever sees them first, whatever the shares: the membership
-    // list notices the death later than the leases do, and balance is restored by the handovers above.
+    // A dead node's partitions are taken at once by whoever sees them first, whatever the shares: a share counts the
+    // dead node until its lease expires, and balance is restored by the handovers above.
     await this.claimFree(this.options.partitions, now, true);
     await this.leases.forgetDeadHolders(now);
     this.deps.onOwnershipChange?.(this.actors.size);

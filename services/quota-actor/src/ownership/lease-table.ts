@@ -72,8 +72,8 @@ interface Seen<T> {
  * (compare-and-set on the revision it saw expire), so the node's next renewal fails and it never decides again on that
  * lease; the partitions then go by compare-and-set each, as a free one does. Two owners never overlap.
  *
- * Every key reaches every node through a watch of the bucket, so looking for free or orphaned partitions on each
- * ownership tick reads memory; only an attempt to take one goes to the bucket.
+ * Every key reaches every node through a watch of the bucket, so looking for free or orphaned partitions, or counting
+ * the live nodes, on each ownership tick reads memory; only an attempt to take a partition goes to the bucket.
  */
 export class LeaseTable {
   /** partition -> its lease as last seen. */
@@ -104,6 +104,18 @@ export class LeaseTable {
 
   close(): void {
     this.watcher?.stop();
+  }
+
+  /**
+   * This node and every other whose lease has not expired: the membership the nodes share the partitions by
+   * (ceil(P / live)). A node counts once, with the leases of its earlier starts.
+   */
+  liveCount(nowMs: number): number {
+    const live = new Set([this.nodeId]);
+    for (const { value } of this.holders.values()) {
+      if (value && !value.dead && value.expiresAt >= nowMs) live.add(value.node);
+    }
+    return live.size;
   }
 
   /** Until when this node may decide for the partitions it holds. */
