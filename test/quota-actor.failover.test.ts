@@ -1,4 +1,10 @@
-import { GatewayFixtures, startGatewayCluster, type GatewayCluster, type RunningService } from '@gateway/testing';
+import {
+  GatewayFixtures,
+  startGatewayCluster,
+  waitUntil,
+  type GatewayCluster,
+  type RunningService,
+} from '@gateway/testing';
 import { connect, type NatsConnection } from 'nats';
 import { partitionOwner, rawRequest, testDatabaseUri, testNatsUrl, untilPartitionsSplit } from './harness';
 
@@ -120,6 +126,35 @@ describe('quota-actor failover', () => {
     expect(admitted).toBe(QUOTA);
     expect(await quotaUsed(secret)).toBe(QUOTA);
     expect(await ownerOf(secret)).not.toBe(ownerId);
+  }, 90_000);
+
+  it('an owner stalled past its lease: the others take its partitions, it starts over on a new lease, and nothing beyond the quota is admitted', async () => {
+    actorsById.set('actor-f', await cluster.startActor({ NODE_ID: 'actor-f' }));
+    await untilPartitionsSplit([...actorsById.values()], Number(cluster.sharedEnv.PARTITIONS));
+    const secret = await businessKey();
+    await quotaUsed(secret);
+    const victimId = await ownerOf(secret);
+    const victim = actorsById.get(victimId)!;
+    let resumed: Promise<void> | undefined;
+    const { admitted, other } = await drain(secret, 16, (total) => {
+      if (total === 100 && !resumed) {
+        // Past its lease (800 ms) and the margin: the other nodes mark its lease dead and take its partitions.
+        victim.process.kill('SIGSTOP');
+        resumed = new Promise((resolve) => setTimeout(resolve, 1_500)).then(() => void victim.process.kill('SIGCONT'));
+      }
+    });
+    await resumed;
+    expect(other).toBe(0);
+    expect(admitted).toBeLessThanOrEqual(QUOTA);
+    const used = await quotaUsed(secret);
+    expect(used).toBeLessThanOrEqual(QUOTA);
+    expect(used).toBeGreaterThanOrEqual(admitted);
+    // Its renewal fails once it runs again; it starts over on a new lease and takes its share back.
+    await waitUntil(async () => victim.output().some((line) => line.includes('lost node lease')), {
+      timeoutMs: 10_000,
+      onTimeout: () => new Error(`no 'lost node lease' in ${victim.output().slice(-5).join('\n')}`),
+    });
+    await untilPartitionsSplit([...actorsById.values()], Number(cluster.sharedEnv.PARTITIONS));
   }, 90_000);
 
   it('SIGTERM hands each key’s rate bucket to the next owner: no fresh burst after a handover', async () => {
