@@ -52,6 +52,22 @@ function ownerOf(secret: string): Promise<string> {
   return partitionOwner(nc, cluster, secret);
 }
 
+/** A new business key, loaded by its owner, and that owner. */
+async function keyAndOwner(): Promise<{ secret: string; ownerId: string; owner: RunningService }> {
+  const secret = await businessKey();
+  await quotaUsed(secret); // the owner loads the key
+  const ownerId = await ownerOf(secret);
+  return { secret, ownerId, owner: actorsById.get(ownerId)! };
+}
+
+/** A crash may cost the customer its owner's unused reservation, never the reverse. */
+async function expectNothingOverAdmitted(secret: string, admitted: number): Promise<void> {
+  expect(admitted).toBeLessThanOrEqual(QUOTA);
+  const used = await quotaUsed(secret);
+  expect(used).toBeLessThanOrEqual(QUOTA);
+  expect(used).toBeGreaterThanOrEqual(admitted);
+}
+
 /** Concurrent clients until every one of them has seen quota_exceeded; counts what was admitted. */
 async function drain(secret: string, clients: number, onAdmitted: (total: number) => void) {
   let admitted = 0;
@@ -78,10 +94,7 @@ async function quotaUsed(secret: string): Promise<number> {
 
 describe('quota-actor failover', () => {
   it('kill -9 of the owner: decisions resume on the other actor within 2 s and nothing beyond the quota is admitted', async () => {
-    const secret = await businessKey();
-    await quotaUsed(secret); // the owner loads the key
-    const victimId = await ownerOf(secret);
-    const victim = actorsById.get(victimId)!;
+    const { secret, ownerId: victimId, owner: victim } = await keyAndOwner();
     let killedAt = 0;
     let resumed: Promise<number> | undefined;
 
@@ -101,21 +114,14 @@ describe('quota-actor failover', () => {
     const resumedAfterMs = await resumed!;
     expect(resumedAfterMs).toBeLessThan(2_000);
     expect(other).toBe(0);
-    expect(admitted).toBeLessThanOrEqual(QUOTA);
-    // A crash may cost the customer its owner's unused reservation, never the reverse.
-    const used = await quotaUsed(secret);
-    expect(used).toBeLessThanOrEqual(QUOTA);
-    expect(used).toBeGreaterThanOrEqual(admitted);
+    await expectNothingOverAdmitted(secret, admitted);
     expect(await ownerOf(secret)).not.toBe(victimId);
     actorsById.delete(victimId);
   }, 90_000);
 
   it('SIGTERM hands the partitions over with no lost counts', async () => {
     actorsById.set('actor-c', await cluster.startActor({ NODE_ID: 'actor-c' }));
-    const secret = await businessKey();
-    await quotaUsed(secret);
-    const ownerId = await ownerOf(secret);
-    const owner = actorsById.get(ownerId)!;
+    const { secret, ownerId, owner } = await keyAndOwner();
     let stopped: Promise<unknown> | undefined;
     const { admitted, other } = await drain(secret, 16, (total) => {
       if (total === 150) stopped = owner.stop('SIGTERM');
@@ -131,10 +137,7 @@ describe('quota-actor failover', () => {
   it('an owner stalled past its lease: the others take its partitions, it starts over on a new lease, and nothing beyond the quota is admitted', async () => {
     actorsById.set('actor-f', await cluster.startActor({ NODE_ID: 'actor-f' }));
     await untilPartitionsSplit([...actorsById.values()], Number(cluster.sharedEnv.PARTITIONS));
-    const secret = await businessKey();
-    await quotaUsed(secret);
-    const victimId = await ownerOf(secret);
-    const victim = actorsById.get(victimId)!;
+    const { secret, owner: victim } = await keyAndOwner();
     let resumed: Promise<void> | undefined;
     const { admitted, other } = await drain(secret, 16, (total) => {
       if (total === 100 && !resumed) {
@@ -145,10 +148,7 @@ describe('quota-actor failover', () => {
     });
     await resumed;
     expect(other).toBe(0);
-    expect(admitted).toBeLessThanOrEqual(QUOTA);
-    const used = await quotaUsed(secret);
-    expect(used).toBeLessThanOrEqual(QUOTA);
-    expect(used).toBeGreaterThanOrEqual(admitted);
+    await expectNothingOverAdmitted(secret, admitted);
     // Its renewal fails once it runs again; it starts over on a new lease and takes its share back.
     await waitUntil(async () => victim.output().some((line) => line.includes('lost node lease')), {
       timeoutMs: 10_000,
