@@ -60,8 +60,7 @@ const FLUSH_SLICES = 10;
 
 /**
  * One quota-actor process: keeps its node lease alive, holds its share of the partitions on that lease (ceil(P / live
- * nodes)), runs one PartitionActor per held partition, flushes usage, and hands every partition
- * over on stop.
+ * nodes)), runs one PartitionActor per held partition, flushes usage, and hands every partition over on stop.
  */
 export class ActorNode {
   private readonly actors = new Map<number, PartitionActor>();
