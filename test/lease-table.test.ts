@@ -59,7 +59,12 @@ afterAll(async () => {
   await nc.drain();
 });
 
-/** Until `ms` after the wall-clock instant `atMs`. */
+/** The key of `leases`' own node lease in the bucket (private: no caller outside the table needs it). */
+function leaseKeyOf(leases: LeaseTable): string {
+  return (leases as unknown as { holder: { key: string } }).holder.key;
+}
+
+/** Resolves at the wall-clock instant `atMs`, at once if it has passed. */
 function sleepUntil(atMs: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, Math.max(0, atMs - Date.now())));
 }
@@ -233,26 +238,25 @@ it('lease table - node leases that are dead or expired and named by no partition
   const crashed = await table('node-c', TTL_MS); // holds a partition, then stops renewing
   expect(await crashed.tryAcquire(1, Date.now(), nextEpoch)).not.toBeNull();
   const b = await table('node-b', LONG_TTL_MS);
-  const keyOf = (leases: LeaseTable) => (leases as unknown as { holder: { key: string } }).holder.key;
   await sleepUntil(Math.max(abandoned.validUntil, crashed.validUntil) + 2 * MARGIN_MS + 5);
   await caughtUp(b);
 
   await b.forgetDeadHolders(Date.now());
-  expect((await kv.get(keyOf(abandoned)))?.operation).toBe('DEL');
-  expect((await kv.get(keyOf(crashed)))?.operation).toBe('PUT'); // partition 1 still names it
-  expect((await kv.get(keyOf(b)))?.operation).toBe('PUT');
+  expect((await kv.get(leaseKeyOf(abandoned)))?.operation).toBe('DEL');
+  expect((await kv.get(leaseKeyOf(crashed)))?.operation).toBe('PUT'); // partition 1 still names it
+  expect((await kv.get(leaseKeyOf(b)))?.operation).toBe('PUT');
 
   expect(await b.tryAcquire(1, Date.now(), nextEpoch, { onlyOrphaned: true })).not.toBeNull();
   await caughtUp(b);
   await b.forgetDeadHolders(Date.now());
-  expect((await kv.get(keyOf(crashed)))?.operation).toBe('DEL');
+  expect((await kv.get(leaseKeyOf(crashed)))?.operation).toBe('DEL');
   expect(await abandoned.renew(Date.now())).toBe(false);
 });
 
 it('lease table - a node that leaves removes its lease after its releases', async () => {
   const kv = await nc.jetstream().views.kv(bucket, { history: 1 });
   const a = await table('node-a', LONG_TTL_MS);
-  const key = (a as unknown as { holder: { key: string } }).holder.key;
+  const key = leaseKeyOf(a);
   await a.release((await a.tryAcquire(4, Date.now(), nextEpoch))!, {});
   await a.leave();
   expect(a.validUntil).toBe(0);
@@ -269,7 +273,7 @@ it('lease table - the live nodes are those whose lease has not expired, each cou
 
   // c lost its lease (marked dead, say) and started over: one node still, on its new lease.
   const kv = await nc.jetstream().views.kv(bucket, { history: 1 });
-  const cKey = (c as unknown as { holder: { key: string } }).holder.key;
+  const cKey = leaseKeyOf(c);
   const cEntry = (await kv.get(cKey))!;
   await kv.update(cKey, JSON.stringify({ node: 'node-c', expiresAt: Date.now(), dead: true }), cEntry.revision);
   expect(await c.renew(Date.now())).toBe(false);
