@@ -3,7 +3,7 @@
 // Transpile only (no type-check per file): `npm run typecheck` checks types once for the whole repo.
 const tsJest = ['ts-jest', { tsconfig: '<rootDir>/tsconfig.json', diagnostics: false }];
 const shared = {
-  testEnvironment: 'node',
+  testEnvironment: '<rootDir>/jest.environment.js',
   transform: { '^.+\\.ts$': tsJest },
   moduleNameMapper: { '^@gateway/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts' },
 };

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import {
   GatewayFixtures,
+  isInProcessTable,
   parsePrometheusText,
   startGatewayCluster,
   waitUntil,
@@ -58,16 +59,6 @@ function workerPids(): number[] {
   }
 }
 
-/** Whether the process table still holds this pid (alive, or a zombie not yet reaped by its parent). */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 async function answered(): Promise<number> {
   const samples = parsePrometheusText(await (await fetch(`${edge.url}/metrics`)).text());
   return samples
@@ -105,7 +96,7 @@ describe('edge-auth worker processes', () => {
     // worker: node runs the exit handling (which takes the worker out of the round robin) right after reaping. A
     // zombie is not enough: workerPids already leaves it out (no command line), but the primary may not have seen
     // it yet, and a connection handed to a dead worker in that window is never answered.
-    await waitUntil(async () => !isRunning(victim!), {
+    await waitUntil(async () => !isInProcessTable(victim!), {
       timeoutMs: 10_000,
       onTimeout: () => new Error(`worker ${victim} was not reaped by the primary`),
     });
@@ -121,6 +112,6 @@ describe('edge-auth worker processes', () => {
     const pids = workerPids();
     const ended = await edge.stop('SIGTERM');
     expect(ended).toEqual({ code: 0, signal: null });
-    for (const pid of pids) expect(isRunning(pid)).toBe(false);
+    for (const pid of pids) expect(isInProcessTable(pid)).toBe(false);
   }, 60_000);
 });

@@ -1,9 +1,9 @@
 import {
-  freePort,
   GatewayFixtures,
   startGatewayCluster,
   type GatewayCluster,
   type RunningService,
+  withFreePort,
 } from '@gateway/testing';
 import { rawRequest, testDatabaseUri, testNatsUrl } from './harness';
 
@@ -49,8 +49,10 @@ beforeAll(async () => {
       RENEWAL_LEASE_TTL_MS: String(RENEWAL_LEASE_TTL_MS),
     },
   });
-  const port = await freePort();
-  proxyB = await cluster.startProxy({ GRPC_PORT: String(port) });
+  const port = await withFreePort(async (grpcPort) => {
+    proxyB = await cluster.startProxy({ GRPC_PORT: String(grpcPort) });
+    return grpcPort;
+  });
   edgeA = cluster.edges[0]!.url;
   edgeB = (await cluster.startEdge({ PROVIDER_PROXY_ADDRESS: `127.0.0.1:${port}` })).url;
   fixtures = await GatewayFixtures.open(cluster, mongoUri, testNatsUrl());

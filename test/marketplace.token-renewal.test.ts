@@ -1,10 +1,10 @@
 import {
-  freePort,
   GatewayFixtures,
   startGatewayCluster,
   type GatewayCluster,
   type RunningService,
   waitUntil,
+  withFreePort,
 } from '@gateway/testing';
 import { CredentialCipher, type SealedCredentials } from '@gateway/store';
 import { rawRequest, testDatabaseUri, testNatsUrl } from './harness';
@@ -56,8 +56,10 @@ beforeAll(async () => {
       LOG_LEVEL: 'info',
     },
   });
-  proxyBPort = await freePort();
-  proxyB = await cluster.startProxy({ GRPC_PORT: String(proxyBPort) });
+  proxyBPort = await withFreePort(async (grpcPort) => {
+    proxyB = await cluster.startProxy({ GRPC_PORT: String(grpcPort) });
+    return grpcPort;
+  });
   edgeA = cluster.edges[0]!.url;
   edgeB = (await cluster.startEdge({ PROVIDER_PROXY_ADDRESS: `127.0.0.1:${proxyBPort}` })).url;
   fixtures = await GatewayFixtures.open(cluster, mongoUri, testNatsUrl());

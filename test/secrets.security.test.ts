@@ -1,11 +1,11 @@
 import {
-  freePort,
   GatewayFixtures,
   parsePrometheusText,
   startGatewayCluster,
   startService,
   type GatewayCluster,
   type RunningService,
+  withFreePort,
 } from '@gateway/testing';
 import { createHash, randomBytes } from 'node:crypto';
 import { testDatabaseUri, testNatsUrl } from './harness';
@@ -88,9 +88,8 @@ beforeAll(async () => {
   // oauth-server and mcp-server name each other (as test/harness/oauth-stack.ts does), here with tracing and logs.
   const oauthSigningKey = randomBytes(24).toString('hex');
   secrets.add('OAUTH_SIGNING_KEYS', oauthSigningKey);
-  const mcpPort = await freePort();
-  mcpUrl = `http://127.0.0.1:${mcpPort}/mcp`;
-  const startOauthAndMcp = async () => {
+  const startOauthAndMcp = async (mcpPort: number) => {
+    mcpUrl = `http://127.0.0.1:${mcpPort}/mcp`;
     oauth = await startService(
       'oauth-server',
       {
@@ -112,20 +111,21 @@ beforeAll(async () => {
         onLine: (line) => logLines.push({ service: 'oauth-server', line }),
       },
     );
-    mcp = await cluster.startMcp({
-      ...env,
-      PORT: String(mcpPort),
-      AUTHORIZATION_SERVER_URL: oauth.url,
-      MONGODB_URI: mongoUri,
-      OAUTH_TOKEN_CACHE_MS: '0',
-    });
+    try {
+      mcp = await cluster.startMcp({
+        ...env,
+        PORT: String(mcpPort),
+        AUTHORIZATION_SERVER_URL: oauth.url,
+        MONGODB_URI: mongoUri,
+        OAUTH_TOKEN_CACHE_MS: '0',
+      });
+    } catch (error) {
+      await oauth.stop();
+      throw error;
+    }
   };
-  await Promise.all([
-    startOauthAndMcp(),
-    (async () => {
-      portal = await cluster.startPortal({ ...env, MCP_URL: mcpUrl });
-    })(),
-  ]);
+  await withFreePort(startOauthAndMcp);
+  portal = await cluster.startPortal({ ...env, MCP_URL: mcpUrl });
 }, 150_000);
 
 afterAll(async () => {

@@ -1,5 +1,5 @@
 import { EventEmitter, once } from 'node:events';
-import { createServer } from 'node:net';
+import { freePort } from '@gateway/testing';
 import {
   Metadata,
   Server,
@@ -553,15 +553,6 @@ describe('StreamProviderCaller', () => {
     expect(queriesOf(message)).toHaveLength(2);
   }, 30_000);
 });
-
-/** A loopback port nothing listens on (bound once, then released). */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 /**
  * A replica on `port` that behaves as provider-proxy does at its edges: headers first, each request answered with its

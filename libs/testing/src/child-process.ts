@@ -44,6 +44,16 @@ export async function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'S
   return ended;
 }
 
+/** Whether the process table still holds this pid (alive, or a zombie not yet reaped by its parent). */
+export function isInProcessTable(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export function describeExit({ code, signal }: ExitInfo): string {
   return signal ? `was killed by ${signal}` : `exited with code ${code}`;
 }

@@ -1,4 +1,4 @@
-export { closedPort, freePort } from './free-port';
+export { closedPort, freePort, withFreePort } from './free-port';
 export { ensureNats, probeNats, DEFAULT_NATS_URL } from './nats.infra';
 export type { EnsureNatsOptions, NatsHandle } from './nats.infra';
 export { ensureMongo, pingMongo } from './mongo.infra';
@@ -7,6 +7,7 @@ export { uniqueDatabaseUri, databaseNameOf, redactUri } from './connection-uri';
 export { startService } from './service.launcher';
 export { waitUntil } from './wait-until';
 export type { StartServiceOptions, RunningService } from './service.launcher';
+export { isInProcessTable } from './child-process';
 export type { ExitInfo } from './child-process';
 export { InfraUnavailableError, ServiceStartError } from './infra.error';
 export { repoRoot, serviceNodeFlags, toolsBinDir } from './repo-paths';

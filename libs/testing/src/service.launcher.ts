@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { deathOf, stopChild, type ExitInfo } from './child-process';
 import { ServiceStartError } from './infra.error';
+import { trackUntilExit } from './launched-children';
 import { OutputTail, readLines } from './output-tail';
 import { repoRoot, serviceNodeFlags } from './repo-paths';
 
@@ -106,6 +107,7 @@ export function startService(
     env: { ...(options.baseEnv ?? process.env), NODE_ENV: 'test', PORT: '0', ...telemetryEnv, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  trackUntilExit(name, child);
 
   const service: RunningService = {
     name,
