@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { waitUntil } from '@gateway/testing';
 import { connect, type NatsConnection } from 'nats';
-import { LeaseTable } from '../services/quota-actor/src/ownership/lease-table';
+import { LeaseTable, REMOVED_LEASE_MARKER_KEPT_MS } from '../services/quota-actor/src/ownership/lease-table';
 import { testNatsUrl } from './harness';
 
 /**
@@ -261,6 +261,38 @@ it('lease table - a node that leaves removes its lease after its releases', asyn
   await a.leave();
   expect(a.validUntil).toBe(0);
   expect((await kv.get(key))?.operation).toBe('DEL');
+});
+
+it("lease table - a removed lease's marker is purged once every node has seen it, and nothing written after it", async () => {
+  const kv = await nc.jetstream().views.kv(bucket, { history: 1 });
+  const jsm = await nc.jetstreamManager();
+  const messagesOf = async (key: string) =>
+    (await jsm.streams.info(`KV_${bucket}`, { subjects_filter: `$KV.${bucket}.${key}` })).state.subjects?.[
+      `$KV.${bucket}.${key}`
+    ] ?? 0;
+  const left = await table('node-a', LONG_TTL_MS);
+  const b = await table('node-b', LONG_TTL_MS);
+  const leftKey = leaseKeyOf(left);
+  await left.leave();
+  await caughtUp(b);
+  expect(await messagesOf(leftKey)).toBe(1); // the marker
+
+  await b.forgetDeadHolders(Date.now());
+  expect(await messagesOf(leftKey)).toBe(1); // every node may not have seen it yet
+  await b.forgetDeadHolders(Date.now() + REMOVED_LEASE_MARKER_KEPT_MS + 1_000);
+  expect(await messagesOf(leftKey)).toBe(0);
+  expect((await kv.get(leftKey))?.operation).toBeUndefined();
+
+  // A node whose copy is behind purges only what it saw: a later write to the key (a node marking it dead again) stays.
+  const stopped = await table('node-c', LONG_TTL_MS);
+  const stoppedKey = leaseKeyOf(stopped);
+  await stopped.leave();
+  await caughtUp(b);
+  b.close(); // b's copy stops at the marker
+  await kv.create(stoppedKey, JSON.stringify({ node: 'node-c', expiresAt: Date.now(), dead: true }));
+  await b.forgetDeadHolders(Date.now() + REMOVED_LEASE_MARKER_KEPT_MS + 1_000);
+  expect(await messagesOf(stoppedKey)).toBe(1);
+  expect((await kv.get(stoppedKey))?.operation).toBe('PUT');
 });
 
 it('lease table - the live nodes are those whose lease has not expired, each counted once', async () => {

@@ -1,5 +1,12 @@
 import { randomBytes } from 'node:crypto';
-import { JSONCodec, type KV, type KvEntry, type NatsConnection, type QueuedIterator } from 'nats';
+import {
+  JSONCodec,
+  type JetStreamManager,
+  type KV,
+  type KvEntry,
+  type NatsConnection,
+  type QueuedIterator,
+} from 'nats';
 import { followBucket } from './bucket-watch';
 
 /** A partition's lease as stored in JetStream KV, under `p<partition>`. */
@@ -55,6 +62,11 @@ export interface HeldLease {
 export type PreviousOwner = { rates: Record<string, number> } | { diedAt: number };
 
 const HELD_WHILE_HOLDER_LIVES = Number.MAX_SAFE_INTEGER;
+/**
+ * How long the marker a removed node lease leaves stays in the bucket: long enough for every node's watch to have
+ * seen the removal, after which any node purges it, so the bucket does not keep one marker per process that ever ran.
+ */
+export const REMOVED_LEASE_MARKER_KEPT_MS = 60_000;
 const partitionJson = JSONCodec<PartitionValue>();
 const holderJson = JSONCodec<HolderValue>();
 
@@ -62,6 +74,8 @@ const holderJson = JSONCodec<HolderValue>();
 interface Seen<T> {
   value: T | null;
   revision: number;
+  /** When that write was made (wall-clock ms). */
+  writtenAt: number;
 }
 
 /**
@@ -89,6 +103,8 @@ export class LeaseTable {
 
   private constructor(
     private readonly kv: KV,
+    private readonly jsm: JetStreamManager,
+    private readonly bucket: string,
     private readonly nodeId: string,
     private readonly ttlMs: number,
     private readonly marginMs: number,
@@ -96,7 +112,8 @@ export class LeaseTable {
 
   static async open(nc: NatsConnection, options: { bucket: string; nodeId: string; ttlMs: number; marginMs: number }) {
     const kv = await nc.jetstream().views.kv(options.bucket, { history: 1 });
-    const table = new LeaseTable(kv, options.nodeId, options.ttlMs, options.marginMs);
+    const jsm = await nc.jetstreamManager();
+    const table = new LeaseTable(kv, jsm, options.bucket, options.nodeId, options.ttlMs, options.marginMs);
     table.watcher = await followBucket(kv, (entry) => table.remember(entry));
     await table.register(Date.now());
     return table;
@@ -250,6 +267,7 @@ export class LeaseTable {
   /**
    * Removes node leases that are dead or long expired and that no partition names any more, so the bucket does not
    * gather one key per node process that ever ran. Compare-and-set: a node that renewed meanwhile keeps its lease.
+   * The markers such removals left are purged once every node has seen them (REMOVED_LEASE_MARKER_KEPT_MS).
    */
   async forgetDeadHolders(nowMs: number): Promise<void> {
     const named = new Set<string>();
@@ -260,9 +278,25 @@ export class LeaseTable {
       ([key, { value }]) =>
         value !== null && key !== this.holder.key && !named.has(key) && (value.dead || this.expired(value, nowMs)),
     );
-    await Promise.all(
-      gone.map(([key, { revision }]) => this.kv.delete(key, { previousSeq: revision }).catch(() => this.refresh(key))),
+    const markers = [...this.holders].filter(
+      ([, { value, writtenAt }]) => value === null && writtenAt <= nowMs - REMOVED_LEASE_MARKER_KEPT_MS,
     );
+    await Promise.all([
+      ...gone.map(([key, { revision }]) =>
+        this.kv.delete(key, { previousSeq: revision }).catch(() => this.refresh(key)),
+      ),
+      ...markers.map(([key, { revision }]) => this.purgeMarker(key, revision)),
+    ]);
+  }
+
+  /** Purges a removed node lease's marker, and nothing written to its key after it (a node marking it dead again). */
+  private async purgeMarker(key: string, revision: number): Promise<void> {
+    try {
+      await this.jsm.streams.purge(`KV_${this.bucket}`, { filter: `$KV.${this.bucket}.${key}`, seq: revision + 1 });
+      if (this.holders.get(key)?.revision === revision) this.holders.delete(key);
+    } catch {
+      // the next tick tries again
+    }
   }
 
   /**
@@ -347,5 +381,9 @@ export class LeaseTable {
 function remember<K, T>(seen: Map<K, Seen<T>>, key: K, entry: KvEntry, decode: (bytes: Uint8Array) => T): void {
   const known = seen.get(key);
   if (known && known.revision >= entry.revision) return;
-  seen.set(key, { value: entry.operation === 'PUT' ? decode(entry.value) : null, revision: entry.revision });
+  seen.set(key, {
+    value: entry.operation === 'PUT' ? decode(entry.value) : null,
+    revision: entry.revision,
+    writtenAt: entry.created.getTime(),
+  });
 }
