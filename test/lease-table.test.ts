@@ -295,6 +295,23 @@ it("lease table - a removed lease's marker is purged once every node has seen it
   expect((await kv.get(stoppedKey))?.operation).toBe('PUT');
 });
 
+it('lease table - a customer flush counts the live nodes and the older nodes that hold a partition', async () => {
+  const kv = await nc.jetstream().views.kv(bucket, { history: 1 });
+  const b = await table('node-b', LONG_TTL_MS);
+  await table('node-c', LONG_TTL_MS);
+  const expiresAt = Date.now() + LONG_TTL_MS;
+  // Leases written by nodes from before node leases: one node holding two partitions, one that released its
+  // partition, one whose lease ran out (expired past the margin).
+  await kv.create('p3', JSON.stringify({ owner: 'older-node', expiresAt, epoch: 1 }));
+  await kv.create('p4', JSON.stringify({ owner: 'older-node', expiresAt, epoch: 2 }));
+  await kv.create('p5', JSON.stringify({ owner: 'older-released', expiresAt, epoch: 3, released: { rates: {} } }));
+  await kv.create('p6', JSON.stringify({ owner: 'older-gone', expiresAt: Date.now() - 2 * MARGIN_MS, epoch: 4 }));
+  await caughtUp(b);
+
+  expect(b.liveCount(Date.now())).toBe(2); // the shares: node leases only
+  expect(b.countingNodes(Date.now())).toBe(3); // b, c and older-node
+});
+
 it('lease table - the live nodes are those whose lease has not expired, each counted once', async () => {
   const a = await table('node-a', LONG_TTL_MS);
   const b = await table('node-b', 5_000);

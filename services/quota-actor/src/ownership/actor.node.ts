@@ -159,11 +159,12 @@ export class ActorNode {
   }
 
   /**
-   * Asks every live node to write the customer's unflushed counts, and waits for their answers (a bounded wait: a
-   * node that does not answer in time leaves its last flush interval out of the figure, never blocks it).
+   * Asks every node to write the customer's unflushed counts, and waits for the answers of all that may hold some
+   * (the live nodes, and during a rolling update the older ones that hold partitions). The wait is bounded: a node
+   * that does not answer in time leaves its last flush interval out of the figure, never blocks it.
    */
   async flushCustomerEverywhere(customerId: string): Promise<void> {
-    const expected = this.leases.liveCount(Date.now());
+    const expected = this.leases.countingNodes(Date.now());
     const replies = await this.deps.nc.requestMany(customerFlushSubject(this.options.subjectPrefix), customerId, {
       strategy: RequestStrategy.Count,
       maxMessages: expected,

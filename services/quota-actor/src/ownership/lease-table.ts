@@ -128,11 +128,29 @@ export class LeaseTable {
    * (ceil(P / live)). A node counts once, with the leases of its earlier starts.
    */
   liveCount(nowMs: number): number {
+    return this.liveNodes(nowMs).size;
+  }
+
+  /**
+   * The live nodes plus the nodes from before node leases that hold a partition (during a rolling update): every node
+   * that may hold counts a customer flush must wait for.
+   */
+  countingNodes(nowMs: number): number {
+    const nodes = this.liveNodes(nowMs);
+    for (const { value } of this.partitions.values()) {
+      if (value && value.holder === undefined && !value.released && nowMs <= value.expiresAt + this.marginMs) {
+        nodes.add(value.owner);
+      }
+    }
+    return nodes.size;
+  }
+
+  private liveNodes(nowMs: number): Set<string> {
     const live = new Set([this.nodeId]);
     for (const { value } of this.holders.values()) {
       if (value && !value.dead && value.expiresAt >= nowMs) live.add(value.node);
     }
-    return live.size;
+    return live;
   }
 
   /** Until when this node may decide for the partitions it holds. */
