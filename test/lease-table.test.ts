@@ -295,6 +295,29 @@ it("lease table - a removed lease's marker is purged once every node has seen it
   expect((await kv.get(stoppedKey))?.operation).toBe('PUT');
 });
 
+it('lease table - a copy that missed a removal and its purge forgets the lease after one refused write', async () => {
+  const a = await table('node-a', TTL_MS); // holds nothing, then stops renewing
+  // b and c outlive the minute the marker is kept, which c's second call below pretends has passed.
+  const b = await table('node-b', 10 * LONG_TTL_MS);
+  const c = await table('node-c', 10 * LONG_TTL_MS);
+  const aKey = leaseKeyOf(a);
+  await sleepUntil(a.validUntil + 2 * MARGIN_MS + 5);
+  await caughtUp(b);
+  await caughtUp(c);
+  b.close(); // b's copy stops at a's expired lease
+
+  await c.forgetDeadHolders(Date.now());
+  await c.forgetDeadHolders(Date.now() + REMOVED_LEASE_MARKER_KEPT_MS + 1_000);
+  const jsm = await nc.jetstreamManager();
+  const { state } = await jsm.streams.info(`KV_${bucket}`, { subjects_filter: `$KV.${bucket}.${aKey}` });
+  expect(state.subjects?.[`$KV.${bucket}.${aKey}`] ?? 0).toBe(0);
+
+  const copy = () => (b as unknown as { holders: Map<string, { value: unknown }> }).holders;
+  expect(copy().get(aKey)?.value).toBeTruthy();
+  await b.forgetDeadHolders(Date.now());
+  expect(copy().has(aKey)).toBe(false);
+});
+
 it('lease table - a customer flush counts the live nodes and the older nodes that hold a partition', async () => {
   const kv = await nc.jetstream().views.kv(bucket, { history: 1 });
   const b = await table('node-b', LONG_TTL_MS);

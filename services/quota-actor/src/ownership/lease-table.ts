@@ -375,9 +375,12 @@ export class LeaseTable {
   }
 
   private async refresh(key: string): Promise<void> {
+    const before = this.holders.get(key);
     try {
       const entry = await this.kv.get(key);
       if (entry) this.remember(entry);
+      // A node lease removed and purged while this copy was behind: the watch never delivers a purge.
+      else if (before && this.holders.get(key) === before) this.holders.delete(key);
     } catch {
       // the next failed attempt reads again
     }
