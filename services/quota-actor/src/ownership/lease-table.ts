@@ -67,6 +67,12 @@ const HELD_WHILE_HOLDER_LIVES = Number.MAX_SAFE_INTEGER;
  * seen the removal, after which any node purges it, so the bucket does not keep one marker per process that ever ran.
  */
 export const REMOVED_LEASE_MARKER_KEPT_MS = 60_000;
+/**
+ * The shortest a write or read of the bucket may wait for its answer (the lease's life when longer). An answer that
+ * comes after the lease's life is of no use, and while NATS is away every renewal waits this long, twice (the renewal,
+ * then the new lease): with the client's default of 5 s, decisions resumed up to 10 s after NATS came back.
+ */
+const REQUEST_TIMEOUT_FLOOR_MS = 1_000;
 const partitionJson = JSONCodec<PartitionValue>();
 const holderJson = JSONCodec<HolderValue>();
 
@@ -111,10 +117,13 @@ export class LeaseTable {
   ) {}
 
   static async open(nc: NatsConnection, options: { bucket: string; nodeId: string; ttlMs: number; marginMs: number }) {
-    const kv = await nc.jetstream().views.kv(options.bucket, { history: 1 });
-    const jsm = await nc.jetstreamManager();
+    const timeout = Math.max(REQUEST_TIMEOUT_FLOOR_MS, options.ttlMs);
+    const kv = await nc.jetstream({ timeout }).views.kv(options.bucket, { history: 1 });
+    const jsm = await nc.jetstreamManager({ timeout });
     const table = new LeaseTable(kv, jsm, options.bucket, options.nodeId, options.ttlMs, options.marginMs);
-    table.watcher = await followBucket(kv, (entry) => table.remember(entry));
+    // The watch keeps the client's own timeouts for the consumer it recreates after a reconnect.
+    const watched = await nc.jetstream().views.kv(options.bucket, { history: 1 });
+    table.watcher = await followBucket(watched, (entry) => table.remember(entry));
     await table.register(Date.now());
     return table;
   }
