@@ -1,5 +1,6 @@
 import type { Server } from 'node:http';
 import { Server as NetServer } from 'node:net';
+import type { HandedConnections } from './connection-handoff';
 
 /** How long kept-alive connections are still served, each answer asking its client to close, before idle ones go. */
 const DRAIN_IDLE_GRACE_MS = 1_000;
@@ -16,8 +17,16 @@ const IDLE_SWEEP_MS = 50;
  * (a busy tenant's pool, or any client during a rolling restart, since Kubernetes keeps established connections to a
  * terminating pod) gets a reset for a request the server never read. Here such a client learns from the answer itself
  * that the connection is ending and opens its next one to another replica.
+ *
+ * A worker process whose connections are handed to it by its primary (`handed`) listens on nothing: it declines the
+ * connections handed from now on, and the drain waits for the ones it claimed, which node's close does not count.
  */
-export function drainHttpServer(server: Server, idleGraceMs = DRAIN_IDLE_GRACE_MS): Promise<void> {
+export function drainHttpServer(
+  server: Server,
+  idleGraceMs = DRAIN_IDLE_GRACE_MS,
+  handed?: HandedConnections,
+): Promise<void> {
+  handed?.stop();
   return new Promise<void>((resolve) => {
     const closeAfterAnswer = (_req: unknown, res: { shouldKeepAlive: boolean }) => {
       res.shouldKeepAlive = false;
@@ -32,7 +41,10 @@ export function drainHttpServer(server: Server, idleGraceMs = DRAIN_IDLE_GRACE_M
     }, idleGraceMs);
     grace.unref();
     // net.Server's close stops accepting and waits for the open connections; http.Server's would close the idle ones.
-    NetServer.prototype.close.call(server, () => {
+    const closed = new Promise<void>((closedResolve) => {
+      NetServer.prototype.close.call(server, () => closedResolve());
+    });
+    void Promise.all([closed, handed?.closed()]).then(() => {
       clearTimeout(grace);
       clearInterval(sweeper);
       server.removeListener('request', closeAfterAnswer);

@@ -1,10 +1,14 @@
 import cluster, { type Worker } from 'node:cluster';
+import type { AddressInfo } from 'node:net';
 import { serveClusterMetrics } from './cluster-metrics';
-import type { Logger } from './logger';
+import { ConnectionDispatcher } from './connection-handoff';
+import { logListening, type Logger } from './logger';
 
 export interface WorkerProcessesOptions {
   workers: number;
   logger: Logger;
+  /** The service's port: the primary listens and hands each connection to a worker (serveHandedConnections). */
+  listen: { port: number; host: string; name: string };
   /** How long the workers get to drain after SIGTERM before they are killed; default 30 s. */
   graceMs?: number;
   /** More unplanned worker exits than this within a minute end the primary (the orchestrator restarts the pod). */
@@ -12,9 +16,11 @@ export interface WorkerProcessesOptions {
 }
 
 /**
- * The primary of a service run as several worker processes (node:cluster) sharing one listening socket, so one pod
- * uses every core it has: forks the workers, replaces one that dies, answers their metrics requests with the sum of
- * all (clusterMetricsHandler), and on SIGTERM or SIGINT passes the signal on and exits once every worker has drained.
+ * The primary of a service run as several worker processes (node:cluster) serving one port, so one pod uses every
+ * core it has: listens and hands the connections to the workers (ConnectionDispatcher), forks the workers, replaces
+ * one that dies, answers their metrics requests with the sum of all (clusterMetricsHandler), and on SIGTERM or SIGINT
+ * stops accepting, passes the signal on and exits once every worker has drained. It says it listens once a worker
+ * serves.
  */
 export function runWorkerProcesses(options: WorkerProcessesOptions): void {
   const { logger, workers } = options;
@@ -24,6 +30,18 @@ export function runWorkerProcesses(options: WorkerProcessesOptions): void {
   let stopping = false;
 
   serveClusterMetrics();
+  const dispatcher = new ConnectionDispatcher();
+  dispatcher.server.once('error', (error) => {
+    logger.error({ err: error }, `could not listen on ${options.listen.host}:${options.listen.port}`);
+    for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL');
+    process.exit(1);
+  });
+  dispatcher.onceServing(() => {
+    dispatcher.server.listen(options.listen.port, options.listen.host, () => {
+      const { port } = dispatcher.server.address() as AddressInfo;
+      logListening(logger, options.listen.name, `http://${options.listen.host}:${port}`);
+    });
+  });
   const fork = (): Worker => cluster.fork();
   cluster.on('exit', (worker, code, signal) => {
     if (stopping) {
@@ -47,6 +65,7 @@ export function runWorkerProcesses(options: WorkerProcessesOptions): void {
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
+    dispatcher.close();
     logger.info({ signal, workers: Object.keys(cluster.workers ?? {}).length }, 'shutting down');
     for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill(signal);
     setTimeout(() => {

@@ -8,9 +8,18 @@ import { startEdgeAuth } from './server';
 runMain('edge-auth', async () => {
   const config = loadConfig('edge-auth', ConfigSchema);
   const logger = createLogger('edge-auth', config.LOG_LEVEL);
-  if (config.WORKERS > 1 && cluster.isPrimary) return runWorkerProcesses({ workers: config.WORKERS, logger });
+  if (config.WORKERS > 1 && cluster.isPrimary) {
+    return runWorkerProcesses({
+      workers: config.WORKERS,
+      logger,
+      listen: { port: config.PORT, host: config.HOST, name: 'http' },
+    });
+  }
   const edge = await startEdgeAuth(config, logger);
-  const { port } = edge.server.address() as AddressInfo;
-  logListening(logger, 'http', `http://${config.HOST}:${port}`);
+  // A worker's primary says where the port is, once a worker serves.
+  if (cluster.isPrimary) {
+    const { port } = edge.server.address() as AddressInfo;
+    logListening(logger, 'http', `http://${config.HOST}:${port}`);
+  }
   stopOnSignals(logger, () => edge.stop());
 });

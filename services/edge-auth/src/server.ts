@@ -8,6 +8,7 @@ import {
   createMetrics,
   createTalliedHistogram,
   drainHttpServer,
+  serveHandedConnections,
   metricsHandler,
   seriesByLabels,
   talliedHttpRequestDuration,
@@ -127,11 +128,13 @@ export async function startEdgeAuth(config: Config, logger: Logger): Promise<Edg
   });
   server.keepAliveTimeout = 65_000;
   server.on('clientError', answerClientError);
-  await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
+  // A worker of several (WORKERS) serves the connections its primary hands it; one process listens itself.
+  const handed = cluster.isWorker ? serveHandedConnections(server) : undefined;
+  if (handed === undefined) await new Promise<void>((resolve) => server.listen(config.PORT, config.HOST, resolve));
   return {
     server,
     async stop() {
-      await drainHttpServer(server);
+      await drainHttpServer(server, undefined, handed);
       caller.close();
       await nc.drain();
     },
