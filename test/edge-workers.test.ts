@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { connect } from 'node:net';
+import { connect, createServer, type AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import {
@@ -134,6 +134,18 @@ describe('edge-auth worker processes', () => {
       timeoutMs: 20_000,
       onTimeout: () => new Error(`workers: ${workerPids().join(',')}`),
     });
+  }, 60_000);
+
+  it('ends with a clear error when its port is taken', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = taken.address() as AddressInfo;
+      const start = cluster.startEdge({ WORKERS: '2', PORT: String(port), HOST: '127.0.0.1' });
+      await expect(start).rejects.toThrow(`could not listen on 127.0.0.1:${port}`);
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
   }, 60_000);
 
   it('drains every worker on SIGTERM, closing kept-alive connections once idle, and exits 0', async () => {

@@ -31,7 +31,9 @@ export function runWorkerProcesses(options: WorkerProcessesOptions): void {
 
   serveClusterMetrics();
   const dispatcher = new ConnectionDispatcher();
-  dispatcher.server.once('error', (error) => {
+  dispatcher.server.on('error', (error) => {
+    // Once listening, an error is one connection's that could not be accepted (out of descriptors, say).
+    if (dispatcher.server.listening) return logger.warn({ err: error }, 'a connection could not be accepted');
     logger.error({ err: error }, `could not listen on ${options.listen.host}:${options.listen.port}`);
     for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGKILL');
     process.exit(1);
