@@ -46,16 +46,17 @@ export class ConnectionDispatcher {
   private nextId = 0;
   private readonly servingListeners: Array<() => void> = [];
 
-  constructor() {
+  /** `workers`: where the workers' messages, exits and disconnections come from (node:cluster; tests stand in). */
+  constructor(workers: Pick<typeof cluster, 'on'> = cluster) {
     // The listening socket's options apply to the connection, whichever process reads it.
     this.server = createServer({ pauseOnConnect: true, noDelay: true }, (socket) => this.hand(socket));
-    cluster.on('message', (worker, message: unknown) => {
+    workers.on('message', (worker, message: unknown) => {
       if (isHandoffMessage(message)) this.onMessage(worker, message);
     });
     // node emits no 'disconnect' for a worker that died with a connection on its way to it (its channel waits for
     // the handle's acknowledgement first), so its exit is the signal.
-    cluster.on('exit', (worker) => this.takeBackFrom(worker));
-    cluster.on('disconnect', (worker) => this.takeBackFrom(worker));
+    workers.on('exit', (worker) => this.takeBackFrom(worker));
+    workers.on('disconnect', (worker) => this.takeBackFrom(worker));
   }
 
   /** Connections handed to a worker that has not claimed them yet. */
