@@ -150,4 +150,14 @@ describe('ConnectionDispatcher', () => {
     expect(b.handed).toHaveLength(2);
     expect(a.handed.length).toBeLessThanOrEqual(1);
   });
+
+  it('closes, once closed, the connections that come back from a worker', async () => {
+    const a = new FakeWorker('a');
+    tell(a, { type: 'gateway:serving' });
+    const { id } = await connection('late', [a]);
+    dispatcher.close();
+    tell(a, { type: 'gateway:connection-declined', id });
+    expect(a.handed[0]!.socket.destroyed).toBe(true);
+    expect(dispatcher.pending).toBe(0);
+  });
 });

@@ -45,6 +45,7 @@ export class ConnectionDispatcher {
   private turn = 0;
   private nextId = 0;
   private readonly servingListeners: Array<() => void> = [];
+  private closed = false;
 
   /** `workers`: where the workers' messages, exits and disconnections come from (node:cluster; tests stand in). */
   constructor(workers: Pick<typeof cluster, 'on'> = cluster) {
@@ -70,8 +71,9 @@ export class ConnectionDispatcher {
     else this.servingListeners.push(listener);
   }
 
-  /** Stops accepting; connections not yet claimed by a worker are closed. */
+  /** Stops accepting; connections that wait for a worker, or come back from one, are closed. */
   close(): void {
+    this.closed = true;
     this.server.close();
     for (const socket of this.waiting) socket.destroy();
     this.waiting = [];
@@ -107,6 +109,10 @@ export class ConnectionDispatcher {
 
   private hand(socket: Socket): void {
     if (socket.destroyed) return;
+    if (this.closed) {
+      socket.destroy();
+      return;
+    }
     const worker = this.serving[this.turn++ % Math.max(1, this.serving.length)];
     if (worker === undefined) {
       this.waiting.push(socket);
@@ -114,8 +120,8 @@ export class ConnectionDispatcher {
     }
     const id = ++this.nextId;
     this.unclaimed.set(id, { socket, worker });
-    const undelivered = (error: Error | null) => {
-      if (error === null) return;
+    const undelivered = (error: Error | null | undefined) => {
+      if (!error) return;
       this.stopHanding(worker);
       this.reclaim(id);
     };
