@@ -160,4 +160,12 @@ describe('ConnectionDispatcher', () => {
     expect(a.handed[0]!.socket.destroyed).toBe(true);
     expect(dispatcher.pending).toBe(0);
   });
+
+  it('does not start what waited for a serving worker once it is closed', async () => {
+    const started = jest.fn();
+    dispatcher.onceServing(started);
+    dispatcher.close();
+    tell(new FakeWorker('late'), { type: 'gateway:serving' });
+    expect(started).not.toHaveBeenCalled();
+  });
 });

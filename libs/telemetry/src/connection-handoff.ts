@@ -65,7 +65,7 @@ export class ConnectionDispatcher {
     return this.unclaimed.size;
   }
 
-  /** Runs `listener` once, when a worker first says it serves. */
+  /** Runs `listener` once, when a worker first says it serves (unless closed before). */
   onceServing(listener: () => void): void {
     if (this.serving.length > 0) listener();
     else this.servingListeners.push(listener);
@@ -74,6 +74,7 @@ export class ConnectionDispatcher {
   /** Stops accepting; connections that wait for a worker, or come back from one, are closed. */
   close(): void {
     this.closed = true;
+    this.servingListeners.length = 0;
     this.server.close();
     for (const socket of this.waiting) socket.destroy();
     this.waiting = [];

@@ -31,7 +31,7 @@ export type { HistogramSeries } from './tallied-histogram';
 export type { GaugeSeries, HistogramDefinition, HttpRequestLabel, MetricDefinition } from './metrics.registry';
 export { clusterMetricsHandler } from './cluster-metrics';
 export { runWorkerProcesses } from './worker-processes';
-export { ConnectionDispatcher, serveHandedConnections } from './connection-handoff';
+export { serveHandedConnections } from './connection-handoff';
 export type { HandedConnections } from './connection-handoff';
 export type { WorkerProcessesOptions } from './worker-processes';
 export { isSecretName, setSafeAttributes } from './safe-attributes';

@@ -147,7 +147,7 @@ export class LeaseTable {
   countingNodes(nowMs: number): number {
     const nodes = this.liveNodes(nowMs);
     for (const { value } of this.partitions.values()) {
-      if (value && value.holder === undefined && !value.released && nowMs <= value.expiresAt + this.marginMs) {
+      if (value && value.holder === undefined && !value.released && !this.expired(value, nowMs)) {
         nodes.add(value.owner);
       }
     }
@@ -333,7 +333,7 @@ export class LeaseTable {
    */
   private async ownerGone(current: PartitionValue, nowMs: number): Promise<number | null> {
     if (current.holder === undefined) {
-      return current.owner !== this.nodeId && nowMs <= current.expiresAt + this.marginMs ? null : current.expiresAt;
+      return current.owner !== this.nodeId && !this.expired(current, nowMs) ? null : current.expiresAt;
     }
     // A partition left on this node's own lease but no longer decided here (fenced off, say): taken again.
     if (current.holder === this.holder.key) return nowMs;
@@ -367,8 +367,9 @@ export class LeaseTable {
     }
   }
 
-  private expired(holder: HolderValue, nowMs: number): boolean {
-    return nowMs > holder.expiresAt + this.marginMs;
+  /** A lease (a node's, or an old-form partition's) whose holder may no longer decide. */
+  private expired(lease: { expiresAt: number }, nowMs: number): boolean {
+    return nowMs > lease.expiresAt + this.marginMs;
   }
 
   /** A node lease of its own for this node: a fresh key each time, since a lease marked dead never comes back. */
