@@ -18,9 +18,20 @@ export interface EdgeStages {
   decision: StageFigures;
   provider: StageFigures;
   platform: StageFigures;
+  /** The collector's pauses during the run (absent in reports made before 2026-12-04). */
+  collector?: Record<Source, CollectorFigures>;
+}
+
+/** V8's collector pauses of one process in a run, every kind together: each one holds every request in the process. */
+export interface CollectorFigures {
+  pauses: number;
+  totalMs: number;
+  /** Pauses over 10 ms (a bucket bound of the histogram). */
+  over10Ms: number;
 }
 
 type Source = 'edge' | 'proxy';
+type Stage = Exclude<keyof EdgeStages, 'collector'>;
 
 const HISTOGRAMS = {
   request: {
@@ -35,7 +46,7 @@ const HISTOGRAMS = {
     name: 'gateway_provider_upstream_request_duration_seconds',
     labels: { status_class: '2xx' },
   },
-} as const satisfies Record<keyof EdgeStages, { source: Source; name: string; labels: Record<string, string> }>;
+} as const satisfies Record<Stage, { source: Source; name: string; labels: Record<string, string> }>;
 
 async function scrape(url: string): Promise<MetricSample[]> {
   const response = await fetch(`${url}/metrics`);
@@ -44,13 +55,29 @@ async function scrape(url: string): Promise<MetricSample[]> {
 }
 
 /** le -> cumulative count, summed over the series that match (one per endpoint, say). */
-function cumulativeBuckets(samples: MetricSample[], histogram: (typeof HISTOGRAMS)[keyof EdgeStages]) {
+function cumulativeBuckets(samples: MetricSample[], histogram: (typeof HISTOGRAMS)[Stage]) {
   const buckets = new Map<number, number>();
   for (const sample of findSamples(samples, `${histogram.name}_bucket`, histogram.labels)) {
     const le = sample.labels.le === '+Inf' ? Number.POSITIVE_INFINITY : Number(sample.labels.le);
     buckets.set(le, (buckets.get(le) ?? 0) + sample.value);
   }
   return buckets;
+}
+
+const GC_HISTOGRAM = 'gateway_nodejs_gc_duration_seconds';
+
+/** The pauses between two scrapes of one process, from prom-client's collector histogram (every `kind` summed). */
+export function collectorFigures(before: MetricSample[], after: MetricSample[]): CollectorFigures {
+  const total = (samples: MetricSample[], suffix: string, labels: Record<string, string> = {}) =>
+    findSamples(samples, `${GC_HISTOGRAM}${suffix}`, labels).reduce((sum, sample) => sum + sample.value, 0);
+  const delta = (suffix: string, labels?: Record<string, string>) =>
+    total(after, suffix, labels) - total(before, suffix, labels);
+  const pauses = delta('_count');
+  return {
+    pauses,
+    totalMs: delta('_sum') * 1000,
+    over10Ms: pauses - delta('_bucket', { le: '0.01' }),
+  };
 }
 
 /** Scrapes edge-auth and provider-proxy before a run; `stop()` scrapes them again and reads the run's share. */
@@ -60,7 +87,7 @@ export async function startEdgeStageMeter(urls: Record<Source, string>): Promise
   return {
     async stop() {
       const after = await scrapeAll();
-      const figures = (key: keyof EdgeStages): StageFigures => {
+      const figures = (key: Stage): StageFigures => {
         const histogram = HISTOGRAMS[key];
         const earlier = cumulativeBuckets(before[histogram.source], histogram);
         const buckets = [...cumulativeBuckets(after[histogram.source], histogram)].map(([le, count]) => ({
@@ -78,6 +105,10 @@ export async function startEdgeStageMeter(urls: Record<Source, string>): Promise
         decision: figures('decision'),
         provider: figures('provider'),
         platform: figures('platform'),
+        collector: {
+          edge: collectorFigures(before.edge, after.edge),
+          proxy: collectorFigures(before.proxy, after.proxy),
+        },
       };
     },
   };

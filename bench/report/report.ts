@@ -2,7 +2,7 @@ import { mcpMarkdown, type McpBenchSection } from '../mcp/mcp.bench';
 import type { AccuracySection, QuotaResult } from '../accuracy/accuracy.bench';
 import { latencyTargetLevel, type GatewaySection, type GatewayTargetName } from '../gateway/gateway.bench';
 import { contextSwitchesByName, cpuByName, formatCpu, type CpuUsage } from '../lib/cpu-meter';
-import type { StageFigures } from '../lib/edge-stages';
+import type { CollectorFigures, StageFigures } from '../lib/edge-stages';
 import type { MachineInfo } from '../lib/machine';
 import { LIMITER_TARGET_RATIO, type LimiterSection, type LimiterTargetFigures } from '../limiter/limiter.bench';
 import type { ProfileSummary } from './cpu-profile';
@@ -490,6 +490,8 @@ function providersMarkdown(section: GatewaySection): string[] {
 function edgeStagesMarkdown(section: GatewaySection): string[] {
   const rows: string[] = [];
   const pair = (figures: StageFigures) => `${ms(figures.p50Ms)} / ${ms(figures.p99Ms)}`;
+  const pauses = (figures: CollectorFigures | undefined) =>
+    figures ? `${n(figures.pauses)}, ${ms(figures.totalMs)}, ${n(figures.over10Ms)}` : 'n/a';
   for (const target of section.targets) {
     for (const level of target.atRates) {
       level.edgeStages.forEach((stages, index) => {
@@ -497,7 +499,8 @@ function edgeStagesMarkdown(section: GatewaySection): string[] {
         rows.push(
           `| ${target.name} | ${n(level.rate)}/s | ${index + 1} | ${ms(run.latencyMs.p50)} / ${ms(run.latencyMs.p99)} | ` +
             `${pair(stages.request)} | ${pair(stages.decision)} | ${pair(stages.provider)} | ` +
-            `${pair(stages.platform)} | ${n(stages.request.count)} |`,
+            `${pair(stages.platform)} | ${n(stages.request.count)} | ${pauses(stages.collector?.edge)} | ` +
+            `${pauses(stages.collector?.proxy)} |`,
         );
       });
     }
@@ -511,10 +514,12 @@ function edgeStagesMarkdown(section: GatewaySection): string[] {
       '(NATS both ways and the actor); `provider` the wait for provider-proxy’s answer (gRPC, the proxy and the ' +
       'sandbox); `platform` provider-proxy’s own call to the sandbox (its upstream histogram), part of `provider`. ' +
       'What k6 measured beyond `inside edge-auth` was spent in the kernel, in edge-auth’s event loop before its ' +
-      'handler ran, or in k6.',
+      'handler ran, or in k6. The last two columns are the collector pauses of edge-auth and provider-proxy in the ' +
+      'run (how many, their total, how many over 10 ms): each pause holds every request in that process.',
     '',
-    '| target | rate | run | k6 p50 / p99 | inside edge-auth | decision | provider | platform | 200s counted |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| target | rate | run | k6 p50 / p99 | inside edge-auth | decision | provider | platform | 200s counted | ' +
+      'edge-auth pauses | provider-proxy pauses |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
     ...rows,
   ];
 }
