@@ -48,9 +48,9 @@ function executableOf(pid: number): string | undefined {
  * The primary's worker processes: its children that run node. From source, tsx can start an esbuild service as a
  * child of the primary too, when a file is not in its cache yet (a fresh machine).
  */
-function workerPids(): number[] {
+function workerPids(primary: RunningService = edge): number[] {
   try {
-    return execFileSync('pgrep', ['-P', String(edge.process.pid)], { encoding: 'utf8' })
+    return execFileSync('pgrep', ['-P', String(primary.process.pid)], { encoding: 'utf8' })
       .split('\n')
       .filter(Boolean)
       .map(Number)
@@ -145,6 +145,41 @@ describe('edge-auth worker processes', () => {
       await expect(start).rejects.toThrow(`could not listen on 127.0.0.1:${port}`);
     } finally {
       await new Promise((resolve) => taken.close(resolve));
+    }
+  }, 60_000);
+
+  it('kills and replaces a worker that stops answering, and hands the new connections to the others meanwhile', async () => {
+    const primary = await cluster.startEdge({ WORKERS: '2', WORKER_HANG_MS: '1500' });
+    let stopped: number | undefined;
+    try {
+      await waitUntil(async () => workerPids(primary).length === 2, {
+        timeoutMs: 20_000,
+        onTimeout: () => new Error(`workers: ${workerPids(primary).join(',')}`),
+      });
+      // Both workers answer the primary's checks (every 150 ms here) before one of them stops.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      const [victim, survivor] = workerPids(primary);
+      process.kill(victim!, 'SIGSTOP');
+      stopped = victim;
+      const stoppedAt = Date.now();
+      const statuses: number[] = [];
+      while (Date.now() - stoppedAt < 2_500) {
+        statuses.push((await rawRequest(primary.url, '/healthz', { headers: { Connection: 'close' } })).status);
+      }
+      expect(statuses.length).toBeGreaterThan(5);
+      expect(statuses).toEqual(Array(statuses.length).fill(200));
+      await waitUntil(async () => !isInProcessTable(victim!) && workerPids(primary).length === 2, {
+        timeoutMs: 20_000,
+        onTimeout: () => new Error(`workers: ${workerPids(primary).join(',')}`),
+      });
+      expect(workerPids(primary)).toContain(survivor);
+      const log = primary.output().join('\n');
+      expect(log).toContain('worker process is late to answer');
+      expect(log).toContain('worker process answers nothing; ending it');
+    } finally {
+      // A stopped worker that outlived the test would outlive its primary too.
+      if (stopped !== undefined && isInProcessTable(stopped)) process.kill(stopped, 'SIGKILL');
+      await primary.stop();
     }
   }, 60_000);
 

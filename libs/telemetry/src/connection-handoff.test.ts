@@ -151,6 +151,23 @@ describe('ConnectionDispatcher', () => {
     expect(a.handed.length).toBeLessThanOrEqual(1);
   });
 
+  it('hands a late worker nothing new until it is on time, unless every serving worker is late', async () => {
+    const a = new FakeWorker('a');
+    const b = new FakeWorker('b');
+    tell(a, { type: 'gateway:serving' });
+    tell(b, { type: 'gateway:serving' });
+    dispatcher.setLate(asWorker(a), true);
+    for (let i = 0; i < 3; i++) expect((await connection(`while a is late ${i}`, [a, b])).worker).toBe(b);
+
+    dispatcher.setLate(asWorker(b), true);
+    const owners = [];
+    for (let i = 0; i < 4; i++) owners.push((await connection(`both late ${i}`, [a, b])).worker.name);
+    expect(owners.sort()).toEqual(['a', 'a', 'b', 'b']);
+
+    dispatcher.setLate(asWorker(a), false);
+    for (let i = 0; i < 3; i++) expect((await connection(`b still late ${i}`, [a, b])).worker).toBe(a);
+  });
+
   it('closes, once closed, the connections that come back from a worker', async () => {
     const a = new FakeWorker('a');
     tell(a, { type: 'gateway:serving' });

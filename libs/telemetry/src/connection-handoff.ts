@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Server as HttpServer } from 'node:http';
 import { createServer, type Server, type Socket } from 'node:net';
+import { answerLivenessChecks } from './worker-liveness';
 
 const CONNECTION = 'gateway:connection';
 const CLAIMED = 'gateway:connection-claimed';
@@ -39,6 +40,8 @@ interface Handed {
 export class ConnectionDispatcher {
   readonly server: Server;
   private readonly serving: Worker[] = [];
+  /** Serving workers whose event loop has not answered for a while (setLate): handed nothing new meanwhile. */
+  private readonly late = new Set<Worker>();
   private readonly unclaimed = new Map<number, Handed>();
   /** Connections that came while no worker was serving: handed out when one is. */
   private waiting: Socket[] = [];
@@ -69,6 +72,15 @@ export class ConnectionDispatcher {
   onceServing(listener: () => void): void {
     if (this.serving.length > 0) listener();
     else this.servingListeners.push(listener);
+  }
+
+  /**
+   * A worker that is late (its event loop has not answered for a while) is handed no new connection until it is on
+   * time again, unless every serving worker is late.
+   */
+  setLate(worker: Worker, late: boolean): void {
+    if (late) this.late.add(worker);
+    else this.late.delete(worker);
   }
 
   /** Stops accepting; connections that wait for a worker, or come back from one, are closed. */
@@ -114,7 +126,7 @@ export class ConnectionDispatcher {
       socket.destroy();
       return;
     }
-    const worker = this.serving[this.turn++ % Math.max(1, this.serving.length)];
+    const worker = this.nextWorker();
     if (worker === undefined) {
       this.waiting.push(socket);
       return;
@@ -133,6 +145,15 @@ export class ConnectionDispatcher {
     }
   }
 
+  private nextWorker(): Worker | undefined {
+    const count = this.serving.length;
+    for (let tried = 0; tried < count; tried++) {
+      const worker = this.serving[this.turn++ % count]!;
+      if (!this.late.has(worker)) return worker;
+    }
+    return this.serving[this.turn++ % Math.max(1, count)];
+  }
+
   private reclaim(id: number): void {
     const handed = this.unclaimed.get(id);
     if (handed === undefined) return;
@@ -146,6 +167,7 @@ export class ConnectionDispatcher {
    */
   private takeBackFrom(worker: Worker, waitedMs = 0): void {
     this.stopHanding(worker);
+    this.late.delete(worker);
     if (worker.process.connected && waitedMs < CHANNEL_END_WAIT_MS) {
       setTimeout(() => this.takeBackFrom(worker, waitedMs + CHANNEL_POLL_MS), CHANNEL_POLL_MS);
       return;
@@ -198,6 +220,8 @@ export function serveHandedConnections(server: HttpServer): HandedConnections {
   // node's HTTP server starts tracking its connections when it listens: without that, its idle closing and its
   // headers and request timeouts would not apply to the handed ones.
   server.emit('listening');
+  // Watched from here on: a worker that stops answering (watchWorkerLiveness) is handed nothing, then replaced.
+  answerLivenessChecks();
   send({ type: SERVING });
   return {
     stop() {

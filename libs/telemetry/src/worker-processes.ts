@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { serveClusterMetrics } from './cluster-metrics';
 import { ConnectionDispatcher } from './connection-handoff';
 import { logListening, type Logger } from './logger';
+import { watchWorkerLiveness } from './worker-liveness';
 
 export interface WorkerProcessesOptions {
   workers: number;
@@ -13,14 +14,19 @@ export interface WorkerProcessesOptions {
   graceMs?: number;
   /** More unplanned worker exits than this within a minute end the primary (the orchestrator restarts the pod). */
   maxRestartsPerMinute?: number;
+  /**
+   * A worker whose event loop answers nothing for this long is killed and replaced; default 10 s. From a fifth of it
+   * (at most 2 s) on, it is handed no new connection.
+   */
+  hungMs?: number;
 }
 
 /**
  * The primary of a service run as several worker processes (node:cluster) serving one port, so one pod uses every
  * core it has: listens and hands the connections to the workers (ConnectionDispatcher), forks the workers, replaces
- * one that dies, answers their metrics requests with the sum of all (clusterMetricsHandler), and on SIGTERM or SIGINT
- * stops accepting, passes the signal on and exits once every worker has drained. It says it listens once a worker
- * serves.
+ * one that dies or stops answering (watchWorkerLiveness), answers their metrics requests with the sum of all
+ * (clusterMetricsHandler), and on SIGTERM or SIGINT stops accepting, passes the signal on and exits once every worker
+ * has drained. It says it listens once a worker serves.
  */
 export function runWorkerProcesses(options: WorkerProcessesOptions): void {
   const { logger, workers } = options;
@@ -43,6 +49,23 @@ export function runWorkerProcesses(options: WorkerProcessesOptions): void {
       const { port } = dispatcher.server.address() as AddressInfo;
       logListening(logger, options.listen.name, `http://${options.listen.host}:${port}`);
     });
+  });
+  const hungMs = options.hungMs ?? 10_000;
+  watchWorkerLiveness({
+    everyMs: Math.max(50, Math.min(1_000, hungMs / 10)),
+    lateMs: Math.min(2_000, hungMs / 5),
+    hungMs,
+    onLate: (worker, late) => {
+      dispatcher.setLate(worker, late);
+      logger.warn(
+        { pid: worker.process.pid, late },
+        late ? 'worker process is late to answer' : 'worker process answers again',
+      );
+    },
+    onHung: (worker, silentMs) => {
+      logger.error({ pid: worker.process.pid, silentMs }, 'worker process answers nothing; ending it');
+      worker.process.kill('SIGKILL');
+    },
   });
   const fork = (): Worker => cluster.fork();
   cluster.on('exit', (worker, code, signal) => {

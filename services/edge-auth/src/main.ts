@@ -11,6 +11,7 @@ runMain('edge-auth', async () => {
   if (config.WORKERS > 1 && cluster.isPrimary) {
     return runWorkerProcesses({
       workers: config.WORKERS,
+      hungMs: config.WORKER_HANG_MS,
       logger,
       listen: { port: config.PORT, host: config.HOST, name: 'http' },
     });
