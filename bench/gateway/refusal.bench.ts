@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import { startBareHttp } from '../baselines/bare-http.baseline';
+import { startBareHttp, type ReplayedAnswer } from '../baselines/bare-http.baseline';
 import { cpuByName, CpuMeter } from '../lib/cpu-meter';
 import { settle } from '../lib/settle';
 import { runWrk, type WrkResult, type WrkTarget } from '../load/wrk.runner';
@@ -45,8 +45,20 @@ export interface RefusalSection {
    * A bare node:http server in one process answering a small JSON (no key, no check), measured between the same runs:
    * the most a one-process edge built on node:http could answer here, as a ratio to nginx-refusal's 429s.
    */
-  ceiling?: { answersPerSecond: number; vsNginx: number; cpuMicros: number };
+  ceiling?: Ceiling;
+  /**
+   * A bare node:http server writing gateway-refusal's own refusal (its status, fields and body, a fresh request id
+   * each, the answers of a turn ended together as edge-auth does): what node:http costs for the answer the spec asks
+   * for, without the gateway's logic. Absent in reports made before 2026-12-04.
+   */
+  answerCeiling?: Ceiling;
   met: boolean;
+}
+
+interface Ceiling {
+  answersPerSecond: number;
+  vsNginx: number;
+  cpuMicros: number;
 }
 
 const REFUSAL_KEYS = 64;
@@ -91,6 +103,8 @@ export async function runRefusalBench(
   const bare = await startBareHttp();
   const bareTarget: WrkTarget = { origin: bare.origin, target: '/', keys };
   const bareRuns: WrkResult[] = [];
+  const replayRuns: WrkResult[] = [];
+  let replay: { origin: string; stop(): Promise<void> } | undefined;
   try {
     const specs: { name: RefusalTargetName; description: string; wrk: WrkTarget }[] = [
       {
@@ -133,6 +147,11 @@ export async function runRefusalBench(
     }
     const bareWarmUp = await warm(bareTarget, (run) => run.okPerSecond);
     log(`refusal: warm-up bare node:http: ${warmUpText(bareWarmUp)}`);
+    const edgeAnswer = await sampleAnswer(specs.find((spec) => spec.name === 'gateway-refusal')!.wrk);
+    replay = await startBareHttp(edgeAnswer);
+    const replayTarget: WrkTarget = { origin: replay.origin, target: '/', keys };
+    const replayWarmUp = await warm(replayTarget, (run) => run.non2xx / run.seconds);
+    log(`refusal: warm-up bare node:http writing the edge's refusal: ${warmUpText(replayWarmUp)} (429/s)`);
     const results = new Map<RefusalTargetName, WrkResult[]>(specs.map((spec) => [spec.name, []]));
     for (let run = 1; run <= runs; run++) {
       await settle(15_000);
@@ -141,6 +160,14 @@ export async function runRefusalBench(
       bareRun.cpu = meter.stop();
       bareRuns.push(bareRun);
       log(`refusal: wrk ${'bare node:http'.padEnd(24)} run ${run}: ${Math.round(bareRun.okPerSecond)} 2xx/s (ceiling)`);
+      await settle(15_000);
+      const replayMeter = new CpuMeter();
+      const replayRun = await runWrk(wrk, workDir, replayTarget, saturation);
+      replayRun.cpu = replayMeter.stop();
+      replayRuns.push(replayRun);
+      log(
+        `refusal: wrk ${'bare, the edge refusal'.padEnd(24)} run ${run}: ${Math.round(replayRun.non2xx / replayRun.seconds)} 429/s`,
+      );
       for (const spec of specs) {
         await settle(15_000);
         const measure = async () => {
@@ -177,6 +204,7 @@ export async function runRefusalBench(
     const refusedVsNginxWorkers = refused('gateway-refusal-workers') / refused('nginx-refusal');
     const sampled = samples.get('gateway-refusal-workers')!;
     const bareAnswers = Math.max(...bareRuns.map((run) => run.okPerSecond));
+    const replayAnswers = Math.max(...replayRuns.map((run) => run.non2xx / run.seconds));
     return {
       keys: keys.length,
       targets,
@@ -189,12 +217,18 @@ export async function runRefusalBench(
         vsNginx: bareAnswers / refused('nginx-refusal'),
         cpuMicros: cpuPerAnswer(bareRuns[0]).serverMicros,
       },
+      answerCeiling: {
+        answersPerSecond: replayAnswers,
+        vsNginx: replayAnswers / refused('nginx-refusal'),
+        cpuMicros: cpuPerAnswer(replayRuns[0]).serverMicros,
+      },
       met: refusedVsNginxWorkers >= 0.5 && sampled.status === 429 && sampled.rateLimitHeader,
     };
   } finally {
     await noHold.stop();
     await pooled.stop();
     await bare.stop();
+    await replay?.stop();
   }
 }
 
@@ -220,6 +254,28 @@ async function sampleRefusal(target: WrkTarget): Promise<RefusalFigures['sample'
     retryAfter: response.headers.get('retry-after'),
   };
 }
+
+/** The target's refusal as it went on the wire, for a bare server to replay (startBareHttp). */
+async function sampleAnswer(target: WrkTarget): Promise<ReplayedAnswer> {
+  for (let tries = 0; tries < 5; tries++) {
+    const response = await fetch(`${target.origin}${target.target}`, { headers: { 'X-API-Key': target.keys[0]! } });
+    const body = await response.text();
+    const requestId = response.headers.get('x-request-id');
+    if (response.status !== 429 || requestId === null) continue;
+    const fields = [...response.headers].filter(([name]) => !NODE_OWN_FIELDS.has(name));
+    return { status: response.status, fields, body, requestId };
+  }
+  throw new Error(`${target.origin}${target.target} answered no 429 with an X-Request-Id in 5 tries`);
+}
+
+/** Fields node:http writes itself, or that the replaying server computes. */
+const NODE_OWN_FIELDS: ReadonlySet<string> = new Set([
+  'content-length',
+  'date',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+]);
 
 function cpuPerAnswer(run: WrkResult | undefined): RefusalFigures['cpu'] {
   const microsByProcess: Record<string, number> = {};

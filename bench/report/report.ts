@@ -454,6 +454,17 @@ function refusalMarkdown(section: GatewaySection): string[] {
             `reached ${n(refusal.refusedVsNginx / refusal.ceiling.vsNginx, 2)} of it.`,
         ]
       : []),
+    ...(refusal.answerCeiling
+      ? [
+          '',
+          `The same server writing gateway-refusal's own refusal instead (its status, fields and problem body, a ` +
+            `fresh request id each, the answers of a turn ended together as edge-auth does), between the same runs: ` +
+            `${n(refusal.answerCeiling.answersPerSecond)} 429/s (${n(refusal.answerCeiling.cpuMicros)} µs of server ` +
+            `CPU each), ${n(refusal.answerCeiling.vsNginx, 3)}x nginx's: what node:http costs for the answer the spec ` +
+            `asks for, without the gateway's logic. gateway-refusal (one process) reached ` +
+            `${n(refusal.refusedVsNginx / refusal.answerCeiling.vsNginx, 2)} of it.`,
+        ]
+      : []),
   ];
 }
 
