@@ -109,9 +109,9 @@ export class BenchEnvironment {
         edges: 0,
         actors: 0,
         // provider-proxy listens on fixed default ports unless told otherwise.
-        proxyEnv: { GRPC_PORT: '0', HTTP_PORT: '0', ...profiled },
-        actorEnv: { ...profiled, ...(process.env.BENCH_ACTOR_ENV ? JSON.parse(process.env.BENCH_ACTOR_ENV) : {}) },
-        edgeEnv: profiled,
+        proxyEnv: { GRPC_PORT: '0', HTTP_PORT: '0', ...profiled, ...extraEnv('BENCH_PROXY_ENV') },
+        actorEnv: { ...profiled, ...extraEnv('BENCH_ACTOR_ENV') },
+        edgeEnv: { ...profiled, ...extraEnv('BENCH_EDGE_ENV') },
         sandboxEnv: { SANDBOX_REQUEST_LOG_LIMIT: '1000' },
       });
       await cluster.startActor({ NODE_ID: 'bench-actor-1' });
@@ -284,6 +284,12 @@ const LOCAL_POSTGRESQL = 'postgres://postgres@127.0.0.1:5432/postgres';
  * quota-actors' usage flush grows with the keys the runs have used and takes CPU from the gateway processes being
  * measured (docs/benchmarks.md, "FerretDB in the figures"); on PostgreSQL updates by `_id` use the index, as MongoDB's.
  */
+/** Environment for one kind of service from a JSON object in `name` (probes: a NODE_OPTIONS preload, V8 flags). */
+function extraEnv(name: 'BENCH_PROXY_ENV' | 'BENCH_ACTOR_ENV' | 'BENCH_EDGE_ENV'): Record<string, string> {
+  const value = process.env[name];
+  return value ? (JSON.parse(value) as Record<string, string>) : {};
+}
+
 async function benchMongo(log: (message: string) => void): Promise<MongoHandle> {
   const configured = process.env.BENCH_FERRETDB_POSTGRESQL_URL;
   const postgresqlUrl = configured === 'none' ? undefined : (configured ?? LOCAL_POSTGRESQL);
