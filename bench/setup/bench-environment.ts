@@ -276,6 +276,17 @@ export class BenchEnvironment {
   }
 }
 
+/** Environment for one kind of service from a JSON object in `name` (probes: a NODE_OPTIONS preload, V8 flags). */
+function extraEnv(name: 'BENCH_PROXY_ENV' | 'BENCH_ACTOR_ENV' | 'BENCH_EDGE_ENV'): Record<string, string> {
+  const value = process.env[name];
+  if (!value) return {};
+  try {
+    return JSON.parse(value) as Record<string, string>;
+  } catch (error) {
+    throw new Error(`${name} is not a JSON object of variables: ${(error as Error).message}`);
+  }
+}
+
 /** The machine's PostgreSQL, as its local superuser (BENCH_FERRETDB_POSTGRESQL_URL names another; `none`: SQLite). */
 const LOCAL_POSTGRESQL = 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -284,12 +295,6 @@ const LOCAL_POSTGRESQL = 'postgres://postgres@127.0.0.1:5432/postgres';
  * quota-actors' usage flush grows with the keys the runs have used and takes CPU from the gateway processes being
  * measured (docs/benchmarks.md, "FerretDB in the figures"); on PostgreSQL updates by `_id` use the index, as MongoDB's.
  */
-/** Environment for one kind of service from a JSON object in `name` (probes: a NODE_OPTIONS preload, V8 flags). */
-function extraEnv(name: 'BENCH_PROXY_ENV' | 'BENCH_ACTOR_ENV' | 'BENCH_EDGE_ENV'): Record<string, string> {
-  const value = process.env[name];
-  return value ? (JSON.parse(value) as Record<string, string>) : {};
-}
-
 async function benchMongo(log: (message: string) => void): Promise<MongoHandle> {
   const configured = process.env.BENCH_FERRETDB_POSTGRESQL_URL;
   const postgresqlUrl = configured === 'none' ? undefined : (configured ?? LOCAL_POSTGRESQL);
