@@ -14,7 +14,7 @@ export interface BuildsArgs {
 
 export const USAGE = [
   'usage: npm run bench:builds -- --builds <ref>,<ref>[,...] [--service edge-auth|provider-proxy|quota-actor]',
-  '                               [--rounds 5] [--warmup-rounds 2] [--seconds 5] [--keys 128] [--connections 64]',
+  '                               [--rounds 5] [--warmup-rounds 2] [--seconds 5] [--keys 256] [--connections 64]',
   '  --builds   git refs to compare, the first being the baseline; . is the working tree with its changes',
   '  --service  the service whose CPU per forwarded answer is compared (default edge-auth)',
 ].join('\n');
@@ -24,7 +24,7 @@ const DEFAULTS: Omit<BuildsArgs, 'builds'> = {
   rounds: 5,
   warmupRounds: 2,
   seconds: 5,
-  keys: 128,
+  keys: 256,
   connections: 64,
 };
 
@@ -33,7 +33,7 @@ const LIMITS: Record<'rounds' | 'warmupRounds' | 'seconds' | 'keys' | 'connectio
   rounds: [1, 50],
   warmupRounds: [0, 10],
   seconds: [1, 60],
-  keys: [1, 128],
+  keys: [1, 1024],
   connections: [1, 512],
 };
 

@@ -87,7 +87,7 @@ describe('the command line', () => {
       rounds: 3,
       warmupRounds: 2,
       seconds: 5,
-      keys: 128,
+      keys: 256,
       connections: 64,
     });
     expect(parseBuildsArgs(['--builds', 'main~1,.', '--service', 'quota-actor'])).toMatchObject({
@@ -104,7 +104,7 @@ describe('the command line', () => {
     [['--builds', 'a,b', '--service', 'nats-server'], /--service takes edge-auth\|provider-proxy\|quota-actor/],
     [['--builds', 'a,b', '--rounds', '0'], /whole number from 1 to 50/],
     [['--builds', 'a,b', '--seconds', '2.5'], /whole number from 1 to 60/],
-    [['--builds', 'a,b', '--keys', '500'], /whole number from 1 to 128/],
+    [['--builds', 'a,b', '--keys', '5000'], /whole number from 1 to 1024/],
     [['--builds', 'a,b', '--quick'], /unknown argument --quick/],
     [['--builds'], /--builds needs a value/],
   ])('refuses %j', (argv, message) => {

@@ -91,6 +91,8 @@ export interface CpuPerRequest {
 
 export interface GatewaySection {
   settings: GatewaySettings;
+  /** What each load key may pass (its plan): the keys together cap what a gateway target can forward. */
+  keyRate?: { rps: number; burst: number };
   tools: { wrk: string; k6: string; nginx: string };
   nginxConfig: string;
   /** A bare node:http server answering a small JSON (docs/benchmarks.md, "Design figures"), to compare machines. */
@@ -445,6 +447,7 @@ export async function runGatewayBench(
     };
     return {
       settings: { ...settings, keys: keys.length, nginxKeys: nginxKeys.length },
+      keyRate: { rps: env.plans.load.rps, burst: env.plans.load.burst },
       tools: { wrk: tools.wrk.version, k6: tools.k6.version, nginx: tools.nginx.version },
       nginxConfig: nginx.config,
       calibration: {

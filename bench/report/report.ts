@@ -135,7 +135,8 @@ function gatewayMarkdown(section: GatewaySection): string[] {
       (settings.nginxKeys !== undefined && settings.nginxKeys !== settings.keys
         ? ` (nginx: one of ${n(settings.nginxKeys)}, as it passes more requests a second)`
         : '') +
-      ', so no key passes its rate and no CPU goes to refusals). Latency at fixed arrival ' +
+      keyRateText(section) +
+      '). Latency at fixed arrival ' +
       `rates with k6 ${section.tools.k6.split(' ')[1] ?? ''} (constant-arrival-rate, ${rates}; an open model: a ` +
       'slow answer does not lower the offered rate, so queueing shows in the percentiles instead of being hidden; ' +
       '`dropped` counts requests k6 could not even start on time; k6 is a separate Go process that holds the rate ' +
@@ -335,6 +336,40 @@ function fixedRateCpuMarkdown(section: GatewaySection): string[] {
   ];
 }
 
+/** What the load keys may pass together, against which a saturated run must stay (older reports: the claim alone). */
+function keyRateText(section: GatewaySection): string {
+  const rate = section.keyRate;
+  if (rate === undefined) return ', so no key passes its rate and no CPU goes to refusals';
+  return (
+    `; each key may pass ${n(rate.rps)} req/s with a burst of ${n(rate.burst)}, so the gateway's keys may pass ` +
+    `${n(section.settings.keys * rate.rps)} req/s together: a run that reaches that rate is held back by the ` +
+    'limiter, not by the machine, and the targets below say so when it happens'
+  );
+}
+
+/**
+ * Limited targets (the gateway's and nginx's, each over its keys) whose measured saturation runs got answers other
+ * than 2xx. On these keys that is a limiter refusing (their combined rate capped the run) or a failure: either way
+ * the run's throughput and CPU per answer are not what the path does, and the verdicts that use them do not hold.
+ */
+function cappedTargets(section: GatewaySection): string[] {
+  return section.targets
+    .filter((target) => target.name.startsWith('gateway') || target.name === 'nginx')
+    .filter((target) => target.saturation.runs.some((run) => run.non2xx > 0))
+    .map((target) => {
+      const keys =
+        target.name === 'nginx' ? (section.settings.nginxKeys ?? section.settings.keys) : section.settings.keys;
+      return (
+        `- **${target.name}'s saturation runs got answers other than 2xx** ` +
+        `(${target.saturation.runs.map((run) => n(run.non2xx)).join(', ')} in its runs, at up to ` +
+        `${n(target.saturation.okPerSecond)} 2xx/s` +
+        (section.keyRate ? ` against its ${n(keys)} keys' ${n(keys * section.keyRate.rps)} req/s together` : '') +
+        "): its throughput and CPU per answer are not its path's own, so the verdicts above that use them do not " +
+        "hold; give it more keys (bench/main.ts) or read the services' logs"
+      );
+    });
+}
+
 /** Issue 17's targets, each with its figure from this run; older reports (no refusal run) keep their own two. */
 function targetsMarkdown(section: GatewaySection, kept: GatewaySection['transports'][number]): string[] {
   const at200 = latencyTargetLevel(kept);
@@ -382,6 +417,7 @@ function targetsMarkdown(section: GatewaySection, kept: GatewaySection['transpor
         `${met(section.targetsMet.refusalVsNginx)}`,
     );
   }
+  lines.push(...cappedTargets(section));
   return lines;
 }
 
