@@ -337,7 +337,7 @@ function fixedRateCpuMarkdown(section: GatewaySection): string[] {
 }
 
 /** What the load keys may pass together, against which a saturated run must stay (older reports: the claim alone). */
-function keyRateText(section: GatewaySection): string {
+export function keyRateText(section: GatewaySection): string {
   const rate = section.keyRate;
   if (rate === undefined) return ', so no key passes its rate and no CPU goes to refusals';
   return (
@@ -352,7 +352,7 @@ function keyRateText(section: GatewaySection): string {
  * than 2xx. On these keys that is a limiter refusing (their combined rate capped the run) or a failure: either way
  * the run's throughput and CPU per answer are not what the path does, and the verdicts that use them do not hold.
  */
-function cappedTargets(section: GatewaySection): string[] {
+export function cappedTargets(section: GatewaySection): string[] {
   return section.targets
     .filter((target) => target.name.startsWith('gateway') || target.name === 'nginx')
     .filter((target) => target.saturation.runs.some((run) => run.non2xx > 0))
