@@ -1,6 +1,11 @@
 import { mcpMarkdown, type McpBenchSection } from '../mcp/mcp.bench';
 import type { AccuracySection, QuotaResult } from '../accuracy/accuracy.bench';
-import { latencyTargetLevel, type GatewaySection, type GatewayTargetName } from '../gateway/gateway.bench';
+import {
+  latencyTargetLevel,
+  refusedAtSaturation,
+  type GatewaySection,
+  type GatewayTargetName,
+} from '../gateway/gateway.bench';
 import { contextSwitchesByName, cpuByName, formatCpu, type CpuUsage } from '../lib/cpu-meter';
 import type { CollectorFigures, StageFigures } from '../lib/edge-stages';
 import type { MachineInfo } from '../lib/machine';
@@ -347,15 +352,11 @@ export function keyRateText(section: GatewaySection): string {
   );
 }
 
-/**
- * Limited targets (the gateway's and nginx's, each over its keys) whose measured saturation runs got answers other
- * than 2xx. On these keys that is a limiter refusing (their combined rate capped the run) or a failure: either way
- * the run's throughput and CPU per answer are not what the path does, and the verdicts that use them do not hold.
- */
+/** A line for each limited target (the gateway's and nginx's, each over its keys) refused at saturation. */
 export function cappedTargets(section: GatewaySection): string[] {
   return section.targets
     .filter((target) => target.name.startsWith('gateway') || target.name === 'nginx')
-    .filter((target) => target.saturation.runs.some((run) => run.non2xx > 0))
+    .filter(refusedAtSaturation)
     .map((target) => {
       const keys =
         target.name === 'nginx' ? (section.settings.nginxKeys ?? section.settings.keys) : section.settings.keys;
@@ -364,8 +365,8 @@ export function cappedTargets(section: GatewaySection): string[] {
         `(${target.saturation.runs.map((run) => n(run.non2xx)).join(', ')} in its runs, at up to ` +
         `${n(target.saturation.okPerSecond)} 2xx/s` +
         (section.keyRate ? ` against its ${n(keys)} keys' ${n(keys * section.keyRate.rps)} req/s together` : '') +
-        "): its throughput and CPU per answer are not its path's own, so the verdicts above that use them do not " +
-        "hold; give it more keys (bench/main.ts) or read the services' logs"
+        "): its throughput and CPU per answer are not its path's own, and a target above that uses them is not " +
+        "evaluated; give it more keys (bench/main.ts) or read the services' logs"
       );
     });
 }
