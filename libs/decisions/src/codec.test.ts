@@ -1,6 +1,7 @@
 import {
   batchCodec,
   batchReplyCodec,
+  batchReplyText,
   controlCodec,
   nodeBatchCodec,
   nodeBatchReplyCodec,
@@ -100,6 +101,18 @@ describe('decision codecs', () => {
     }
     const parts = [{ verdicts, owner: 'node-a' }, { notOwner: true as const }, { expired: true as const }];
     expect(nodeBatchReplyCodec.decode(nodeBatchReplyCodec.encode({ parts }))).toEqual({ parts });
+  });
+
+  it('send a reply an owner encoded once as text exactly as the reply itself, alone or among other parts', () => {
+    const answered = { verdicts, owner: 'node-a' };
+    const text = batchReplyText(answered);
+    expect(batchReplyCodec.fromText(text)).toEqual(answered);
+    expect(batchReplyCodec.encode(text)).toEqual(batchReplyCodec.encode(answered));
+    const parts = [{ notOwner: true as const }, answered, { expired: true as const }];
+    const mixed = nodeBatchReplyCodec.encode({ parts: [parts[0]!, text, parts[2]!] });
+    expect(mixed).toEqual(nodeBatchReplyCodec.encode({ parts }));
+    expect(nodeBatchReplyCodec.decode(mixed)).toEqual({ parts });
+    expect(nodeBatchReplyCodec.decode(nodeBatchReplyCodec.encode({ parts: [] }))).toEqual({ parts: [] });
   });
 
   it('put the hot-path messages on the wire without field names (well under the size of the plain JSON)', () => {

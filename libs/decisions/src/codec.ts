@@ -47,6 +47,16 @@ export interface NodeBatchReply {
   parts: DecisionBatchReply[];
 }
 
+/**
+ * A part's reply as the JSON text the wire carries, made once by the owner: sent in the node's reply and kept for a
+ * repeated attempt. A kept answer is then one flat string rather than a tree of verdict objects, which the owner's
+ * collector would copy and mark for as long as the caller may repeat the batch.
+ */
+export type BatchReplyText = string & { readonly wireText: unique symbol };
+
+/** What an owner answers for one batch: the reply, or its wire text (batchReplyText). */
+export type OwnerReply = DecisionBatchReply | BatchReplyText;
+
 /** Key changes that the owner applies before it acknowledges (spec 3: revoke and rotate are immediate). */
 export type ControlMessage =
   | { op: 'key_changed'; keyHash: string }
@@ -58,6 +68,7 @@ export type ControlMessage =
 export type ControlReply = { ok: true } | { notOwner: true };
 
 const json = JSONCodec();
+const textEncoder = new TextEncoder();
 
 /*
  * The hot-path messages travel as positional JSON arrays instead of objects: no field names on the wire, and on each
@@ -222,14 +233,23 @@ function decodeBatchReply(wire: unknown): DecisionBatchReply {
   return reply;
 }
 
+export function batchReplyText(reply: DecisionBatchReply): BatchReplyText {
+  return JSON.stringify(encodeBatchReply(reply)) as BatchReplyText;
+}
+
+const textOf = (reply: OwnerReply): string =>
+  typeof reply === 'string' ? reply : JSON.stringify(encodeBatchReply(reply));
+
 export const batchCodec = {
   encode: (batch: DecisionBatch): Uint8Array => json.encode(encodeBatch(batch)),
   decode: (data: Uint8Array): DecisionBatch => decodeBatch(json.decode(data) as Wire),
 };
 
 export const batchReplyCodec = {
-  encode: (reply: DecisionBatchReply): Uint8Array => json.encode(encodeBatchReply(reply)),
+  encode: (reply: OwnerReply): Uint8Array => textEncoder.encode(textOf(reply)),
   decode: (data: Uint8Array): DecisionBatchReply => decodeBatchReply(json.decode(data)),
+  /** The reply a wire text says (an owner's kept answer, read back). */
+  fromText: (text: BatchReplyText): DecisionBatchReply => decodeBatchReply(JSON.parse(text)),
 };
 
 export const nodeBatchCodec = {
@@ -244,7 +264,9 @@ export const nodeBatchCodec = {
 };
 
 export const nodeBatchReplyCodec = {
-  encode: (reply: NodeBatchReply): Uint8Array => json.encode(reply.parts.map(encodeBatchReply)),
+  /** The parts' texts joined: a part an owner answered as text is not encoded again. */
+  encode: (reply: { parts: readonly OwnerReply[] }): Uint8Array =>
+    textEncoder.encode(`[${reply.parts.map(textOf).join(',')}]`),
   decode: (data: Uint8Array): NodeBatchReply => ({ parts: (json.decode(data) as unknown[]).map(decodeBatchReply) }),
 };
 

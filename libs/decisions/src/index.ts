@@ -22,14 +22,17 @@ export type {
 export {
   batchCodec,
   batchReplyCodec,
+  batchReplyText,
   controlCodec,
   controlReplyCodec,
   nodeBatchCodec,
   nodeBatchReplyCodec,
 } from './codec';
 export type {
+  BatchReplyText,
   DecisionBatch,
   DecisionBatchReply,
+  OwnerReply,
   NodeBatch,
   NodeBatchReply,
   ControlMessage,

@@ -3,6 +3,7 @@ import {
   nodeBatchReplyCodec,
   nodeDecideSubject,
   type DecisionBatchReply,
+  type OwnerReply,
   type Verdict,
 } from '@gateway/decisions';
 import { withConsumerSpan, type Logger } from '@gateway/telemetry';
@@ -150,10 +151,10 @@ export class ActorNode {
         return reply;
       });
       // Most node batches are decided at once: answered in the same turn, without a promise per part.
-      const answer = (decided: DecisionBatchReply[]): void => {
+      const answer = (decided: OwnerReply[]): void => {
         msg.respond(nodeBatchReplyCodec.encode({ parts: decided }));
       };
-      if (!waiting) return answer(replies as DecisionBatchReply[]);
+      if (!waiting) return answer(replies as OwnerReply[]);
       return Promise.all(replies).then(answer);
     }).catch((error: unknown) => this.deps.logger.error({ err: error }, 'node batch failed'));
   }

@@ -1,7 +1,7 @@
-import type { DecisionBatchReply } from '@gateway/decisions';
+import { batchReplyText } from '@gateway/decisions';
 import { AnsweredBatches } from './answered-batches';
 
-const reply = (owner: string): DecisionBatchReply => ({ verdicts: [], owner });
+const reply = (owner: string) => batchReplyText({ verdicts: [], owner });
 
 describe('answered batches', () => {
   it('answers a repeat for the batch’s retryForMs (plus a second) after deciding it, and forgets it after', () => {

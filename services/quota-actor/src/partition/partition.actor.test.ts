@@ -1,4 +1,10 @@
-import type { DecisionBatch, DecisionBatchReply, DecisionRequest, Verdict } from '@gateway/decisions';
+import {
+  batchReplyCodec,
+  type DecisionBatch,
+  type DecisionRequest,
+  type OwnerReply,
+  type Verdict,
+} from '@gateway/decisions';
 import { DEFAULT_PLANS, type KeyDecisionRecord } from '@gateway/store';
 import { createLogger } from '@gateway/telemetry';
 import type { NatsConnection } from 'nats';
@@ -80,9 +86,11 @@ function batch(requests: DecisionRequest[], batchId: string): DecisionBatch {
   return { requests, expiresAt: Date.now() + 5_000, batchId, retryForMs: 5_000 };
 }
 
-function verdictsOf(reply: DecisionBatchReply): Verdict[] {
-  if (!('verdicts' in reply)) throw new Error(`no verdicts: ${JSON.stringify(reply)}`);
-  return reply.verdicts;
+/** The verdicts of an owner's reply, read back from its wire text when the owner answered with that. */
+function verdictsOf(reply: OwnerReply): Verdict[] {
+  const decoded = typeof reply === 'string' ? batchReplyCodec.fromText(reply) : reply;
+  if (!('verdicts' in decoded)) throw new Error(`no verdicts: ${JSON.stringify(decoded)}`);
+  return decoded.verdicts;
 }
 
 async function usedNow(actor: PartitionActor, batchId: string) {
@@ -188,7 +196,7 @@ describe('partition actor', () => {
     const { actor } = actorWith(record, {
       loader: { loadDecisionRecord: () => loaded, refreshDecisionRecord: async () => record },
     });
-    const remaining = (reply: DecisionBatchReply) => verdictsOf(reply).map((verdict) => verdict.rate?.remaining);
+    const remaining = (reply: OwnerReply) => verdictsOf(reply).map((verdict) => verdict.rate?.remaining);
 
     // The key is not in memory yet: the first batch waits for its record, and the next one waits behind it.
     const first = actor.decideInQueue(batch([request('forward')], 'edge.1'), span);
@@ -203,7 +211,7 @@ describe('partition actor', () => {
     await new Promise((resolve) => setImmediate(resolve));
     const third = actor.decideInQueue(batch([request('forward'), request('forward')], 'edge.3'), span);
     expect(third).not.toBeInstanceOf(Promise);
-    expect(remaining(third as DecisionBatchReply)).toEqual([2, 1]);
+    expect(remaining(third as OwnerReply)).toEqual([2, 1]);
   });
 
   it('logs nothing for a key refresh that fails after the partition stopped (the store may be closing)', async () => {

@@ -1,6 +1,7 @@
 import {
   batchCodec,
   batchReplyCodec,
+  batchReplyText,
   controlCodec,
   controlReplyCodec,
   keyChangedSubject,
@@ -10,6 +11,7 @@ import {
   type DecisionBatch,
   type DecisionBatchReply,
   type DecisionRequest,
+  type OwnerReply,
   type Verdict,
 } from '@gateway/decisions';
 import type { KeyDecisionRecord } from '@gateway/store';
@@ -208,7 +210,7 @@ export class PartitionActor {
    * it is answered. A part that fails unexpectedly is refused as not owned, so the caller asks again on the
    * partition subject rather than waiting for a timeout.
    */
-  decideInQueue(batch: DecisionBatch, span: Span): DecisionBatchReply | Promise<DecisionBatchReply> {
+  decideInQueue(batch: DecisionBatch, span: Span): OwnerReply | Promise<OwnerReply> {
     if (this.queued === 0) {
       const reply = this.decideOrRefuse(batch, span);
       if (reply instanceof Promise) this.enqueue(() => reply.then(() => undefined));
@@ -220,7 +222,7 @@ export class PartitionActor {
   }
 
   /** A part that fails unexpectedly is answered as not owned (the caller asks again) and the failure logged. */
-  private decideOrRefuse(batch: DecisionBatch, span: Span): DecisionBatchReply | Promise<DecisionBatchReply> {
+  private decideOrRefuse(batch: DecisionBatch, span: Span): OwnerReply | Promise<OwnerReply> {
     const refuse = (error: unknown): DecisionBatchReply => {
       this.deps.logger.error({ err: error, partition: this.partition }, 'partition task failed');
       return { notOwner: true };
@@ -233,7 +235,7 @@ export class PartitionActor {
     }
   }
 
-  private decideBatch(batch: DecisionBatch, batchSpan: Span): DecisionBatchReply | Promise<DecisionBatchReply> {
+  private decideBatch(batch: DecisionBatch, batchSpan: Span): OwnerReply | Promise<OwnerReply> {
     const { requests, expiresAt, batchId } = batch;
     if (!this.owns()) {
       setSafeAttributes(batchSpan, { 'gateway.not_owner': true });
@@ -257,11 +259,7 @@ export class PartitionActor {
   }
 
   /** Decides the batch's requests from `start` on, in order; synchronous until a decision has to wait. */
-  private decideFrom(
-    batch: DecisionBatch,
-    start: number,
-    verdicts: Verdict[],
-  ): DecisionBatchReply | Promise<DecisionBatchReply> {
+  private decideFrom(batch: DecisionBatch, start: number, verdicts: Verdict[]): OwnerReply | Promise<OwnerReply> {
     const { requests } = batch;
     for (let index = start; index < requests.length; index++) {
       const request = requests[index]!;
@@ -281,8 +279,11 @@ export class PartitionActor {
       return { notOwner: true };
     }
     const reply: DecisionBatchReply = { verdicts, owner: this.deps.nodeId };
-    if (batch.batchId !== undefined) this.answeredBatches.remember(batch.batchId, reply, batch.retryForMs);
-    return reply;
+    if (batch.batchId === undefined) return reply;
+    // Encoded once: the text is both what the caller gets and what a repeated attempt will get.
+    const text = batchReplyText(reply);
+    this.answeredBatches.remember(batch.batchId, text, batch.retryForMs);
+    return text;
   }
 
   /**
