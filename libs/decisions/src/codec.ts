@@ -237,8 +237,7 @@ export function batchReplyText(reply: DecisionBatchReply): BatchReplyText {
   return JSON.stringify(encodeBatchReply(reply)) as BatchReplyText;
 }
 
-const textOf = (reply: OwnerReply): string =>
-  typeof reply === 'string' ? reply : JSON.stringify(encodeBatchReply(reply));
+const textOf = (reply: OwnerReply): string => (typeof reply === 'string' ? reply : batchReplyText(reply));
 
 export const batchCodec = {
   encode: (batch: DecisionBatch): Uint8Array => json.encode(encodeBatch(batch)),
