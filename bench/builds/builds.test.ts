@@ -1,4 +1,6 @@
+import { parsePrometheusText } from '@gateway/testing';
 import { parseBuildsArgs } from './args';
+import { heapFigures } from './heap';
 import { renderBuildsMarkdown } from './report';
 import { median, microsPerAnswer, roundOrder, summarizeBuilds, type BuildRun } from './rounds';
 
@@ -11,6 +13,7 @@ const run = (round: number, position: number, micros: number, ok = 6_000): Build
   socketErrors: 0,
   microsPerAnswer: micros,
   pathMicrosPerAnswer: { 'edge-auth [x]': micros, 'quota-actor': 20 },
+  heap: { oldSpaceMb: micros / 2, markCompacts: round, pauseMs: 12.5 },
 });
 
 describe('the order of the builds in a round', () => {
@@ -65,8 +68,13 @@ describe('the summary of the runs', () => {
       builds,
       notes: ['a note'],
     });
-    expect(markdown).toContain('| before | 62.0 (60.0-64.0) | 1.000 | 6000 (6000-6000) |');
-    expect(markdown).toContain('| after | 55.8 (54.0-57.6) | 0.900 | 6000 (6000-6000) |');
+    expect(markdown).toContain(
+      '| before | 62.0 (60.0-64.0) | 1.000 | 6000 (6000-6000) | 31.0 (30.0-32.0) | 0.5 (0.0-1.0) |',
+    );
+    expect(markdown).toContain(
+      '| after | 55.8 (54.0-57.6) | 0.900 | 6000 (6000-6000) | 27.9 (27.0-28.8) | 0.5 (0.0-1.0) |',
+    );
+    expect(markdown).toContain('| 2 | after | 1 | 6000 | 57.6 | 0 | 0 | 28.8 | 1 | 12.5 |');
     expect(markdown).toContain('| Build | edge-auth [x] | quota-actor |');
     const rows = markdown.split('\n').filter((line) => /^\| \d \| (before|after) \| \d \|/.test(line));
     expect(rows.map((line) => line.split(' | ').slice(0, 3).join(' | '))).toEqual([
@@ -76,6 +84,33 @@ describe('the summary of the runs', () => {
       '| 2 | before | 2',
     ]);
     expect(markdown).toContain('- a note');
+  });
+});
+
+describe('the collector of the compared process', () => {
+  const metrics = (major: number, minor: number, seconds: number, oldBytes?: number) =>
+    parsePrometheusText(
+      [
+        '# TYPE gateway_nodejs_gc_duration_seconds histogram',
+        `gateway_nodejs_gc_duration_seconds_sum{kind="major"} ${seconds / 2}`,
+        `gateway_nodejs_gc_duration_seconds_count{kind="major"} ${major}`,
+        `gateway_nodejs_gc_duration_seconds_sum{kind="minor"} ${seconds / 2}`,
+        `gateway_nodejs_gc_duration_seconds_count{kind="minor"} ${minor}`,
+        'gateway_nodejs_heap_space_size_used_bytes{space="new"} 9000000',
+        ...(oldBytes === undefined ? [] : [`gateway_nodejs_heap_space_size_used_bytes{space="old"} ${oldBytes}`]),
+      ].join('\n'),
+    );
+
+  it('reads the old space at the end of the run and what the collector did during it', () => {
+    const figures = heapFigures(metrics(3, 40, 0.2, 20e6), metrics(5, 90, 0.35, 34_500_000));
+    expect(figures.oldSpaceMb).toBe(34.5);
+    expect(figures.markCompacts).toBe(2);
+    expect(figures.pauseMs).toBeCloseTo(150, 6);
+  });
+
+  it('has no old space figure when the process did not answer its metrics', () => {
+    expect(heapFigures([], []).oldSpaceMb).toBeNaN();
+    expect(heapFigures(metrics(1, 1, 0), metrics(1, 1, 0)).oldSpaceMb).toBeNaN();
   });
 });
 

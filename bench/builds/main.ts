@@ -17,6 +17,7 @@ import { ensureDebianTool } from '../lib/tools';
 import { runWrk } from '../load/wrk.runner';
 import { BenchEnvironment } from '../setup/bench-environment';
 import { buildIn, prepareCheckout, type Checkout } from './checkouts';
+import { heapFigures, scrapeMetrics } from './heap';
 import { parseBuildsArgs, USAGE, type ComparedService } from './args';
 import { renderBuildsMarkdown, type BuildsReport } from './report';
 import { microsPerAnswer, roundOrder, summarizeBuilds, type BuildRun } from './rounds';
@@ -147,6 +148,8 @@ async function main(): Promise<void> {
         for (const [position, index] of order.entries()) {
           const contender = contenders[index]!;
           await settle(5_000);
+          const metricsUrl = contender.measured.urls.http!;
+          const heapBefore = await scrapeMetrics(metricsUrl);
           const meter = new CpuMeter();
           const result = await runWrk(
             wrk.path,
@@ -159,6 +162,7 @@ async function main(): Promise<void> {
             },
           );
           const usage = meter.stop();
+          const heap = heapFigures(heapBefore, await scrapeMetrics(metricsUrl));
           const answers = result.requests - result.non2xx;
           const measured = usage.processes.find((item) => item.pid === contender.measured.process.pid);
           const cost = microsPerAnswer(measured?.cpuPercent ?? 0, usage.seconds, answers);
@@ -177,6 +181,7 @@ async function main(): Promise<void> {
             socketErrors: result.socketErrors,
             microsPerAnswer: cost,
             pathMicrosPerAnswer: pathCost(usage, contender, contenders, answers),
+            heap,
           });
         }
       }
@@ -203,7 +208,8 @@ async function main(): Promise<void> {
         : '') +
       `; wrk 1 thread, ${args.connections} connections, ${args.seconds} s per run; ${args.warmupRounds} rounds of ` +
       `warm-up, then ${args.rounds} measured rounds, each build once per round in an order that moves on one build ` +
-      'per round, after the processes settle; CPU from /proc (utime + stime of the process over the run).',
+      'per round, after the processes settle; CPU from /proc (utime + stime of the process over the run); its ' +
+      'collector from its /metrics before and after each run (old space in use at the end, mark-compacts, pauses).',
     target: `GET /v1/video-ads/v1.3/advertiser/info/ over ${args.keys} keys (the gateway benchmark's forward path)`,
     builds: summaries,
     notes: ['Builds are comparable within this report only: the same machine a few minutes later can differ by 2-3x.'],

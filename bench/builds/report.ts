@@ -41,11 +41,11 @@ export function renderBuildsMarkdown(report: BuildsReport): string {
     '',
     `Load: ${report.target}`,
     '',
-    `| Build | ${report.service} CPU per answer, µs: median (min-max) | x the first build, paired by round | 2xx/s: median (min-max) |`,
-    '|---|---:|---:|---:|',
+    `| Build | ${report.service} CPU per answer, µs: median (min-max) | x the first build, paired by round | 2xx/s: median (min-max) | old space after a run, MB | mark-compacts in a run | collector pauses in a run, ms |`,
+    '|---|---:|---:|---:|---:|---:|---:|',
     ...report.builds.map(
       (build) =>
-        `| ${build.label} | ${range(build.microsPerAnswer)} | ${figure(build.pairedRatio, 3)} | ${range(build.okPerSecond, 0)} |`,
+        `| ${build.label} | ${range(build.microsPerAnswer)} | ${figure(build.pairedRatio, 3)} | ${range(build.okPerSecond, 0)} | ${range(build.oldSpaceMb)} | ${range(build.markCompacts)} | ${range(build.pauseMs)} |`,
     ),
     '',
     'CPU per answer of every process on the path (medians, µs):',
@@ -54,14 +54,14 @@ export function renderBuildsMarkdown(report: BuildsReport): string {
     '',
     'Every run:',
     '',
-    '| Round | Build | Order in the round | 2xx/s | µs per answer | non-2xx | socket errors |',
-    '|---:|---|---:|---:|---:|---:|---:|',
+    '| Round | Build | Order in the round | 2xx/s | µs per answer | non-2xx | socket errors | old space, MB | mark-compacts | pauses, ms |',
+    '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...report.builds
       .flatMap((build) => build.runs.map((run) => ({ build: build.label, run })))
       .sort((a, b) => a.run.round - b.run.round || a.run.position - b.run.position)
       .map(
         ({ build, run }) =>
-          `| ${run.round + 1} | ${build} | ${run.position + 1} | ${figure(run.okPerSecond, 0)} | ${figure(run.microsPerAnswer)} | ${run.non2xx} | ${run.socketErrors} |`,
+          `| ${run.round + 1} | ${build} | ${run.position + 1} | ${figure(run.okPerSecond, 0)} | ${figure(run.microsPerAnswer)} | ${run.non2xx} | ${run.socketErrors} | ${figure(run.heap.oldSpaceMb)} | ${figure(run.heap.markCompacts, 0)} | ${figure(run.heap.pauseMs)} |`,
       ),
   ];
   if (report.notes.length > 0) lines.push('', ...report.notes.map((note) => `- ${note}`));

@@ -1,4 +1,5 @@
 import { ratio, round } from '../lib/stats';
+import type { HeapFigures } from './heap';
 
 /** One measured run of one build: what the load saw and what the compared process spent. */
 export interface BuildRun {
@@ -13,6 +14,8 @@ export interface BuildRun {
   microsPerAnswer: number;
   /** CPU of every process of the path per 2xx answer, by name (the compared one included), for context. */
   pathMicrosPerAnswer: Record<string, number>;
+  /** The compared process's collector over the run. */
+  heap: HeapFigures;
 }
 
 export interface BuildSummary {
@@ -20,6 +23,9 @@ export interface BuildSummary {
   runs: BuildRun[];
   microsPerAnswer: { median: number; min: number; max: number };
   okPerSecond: { median: number; min: number; max: number };
+  oldSpaceMb: { median: number; min: number; max: number };
+  markCompacts: { median: number; min: number; max: number };
+  pauseMs: { median: number; min: number; max: number };
   /**
    * The median over rounds of this build's CPU per answer divided by the first build's in the same round: pairs
    * taken minutes apart on a noisy machine differ more than two builds do, pairs taken seconds apart less.
@@ -56,6 +62,9 @@ export function summarizeBuilds(builds: { label: string; runs: BuildRun[] }[]): 
     runs,
     microsPerAnswer: spread(runs.map((run) => run.microsPerAnswer)),
     okPerSecond: spread(runs.map((run) => run.okPerSecond)),
+    oldSpaceMb: spread(runs.map((run) => run.heap.oldSpaceMb)),
+    markCompacts: spread(runs.map((run) => run.heap.markCompacts)),
+    pauseMs: spread(runs.map((run) => run.heap.pauseMs)),
     pairedRatio: round(median(runs.map((run) => ratio(run.microsPerAnswer, baseline.get(run.round) ?? Number.NaN))), 3),
   }));
 }

@@ -69,3 +69,130 @@ describe('answered batches', () => {
     expect(answered.get('edge.4999')).toEqual(reply('4999'));
   });
 });
+
+describe('answered batches in their ring', () => {
+  const text = (body: string) => batchReplyText({ verdicts: [], owner: body });
+
+  it('keeps every answer exact while its texts wrap around the end of the buffer', () => {
+    const answered = new AnsweredBatches(() => 0, 64, 1_000);
+    const sent = new Map<string, string>();
+    for (let index = 0; index < 400; index++) {
+      const id = `edge.${index.toString(36)}`;
+      const reply = text('x'.repeat(index % 37));
+      answered.remember(id, reply, 60_000);
+      sent.set(id, reply);
+      for (const back of [0, 1, 2, 5]) {
+        const earlier = `edge.${Math.max(0, index - back).toString(36)}`;
+        expect(answered.get(earlier)).toBe(sent.get(earlier));
+      }
+    }
+    // The oldest went to make room for the newest: 1,000 bytes hold no more than about 20 of these texts.
+    expect(answered.size).toBeLessThan(64);
+    expect(answered.get('edge.0')).toBeUndefined();
+  });
+
+  it('never answers one batch with another’s text, whatever the ids and however the ring is bounded', () => {
+    let seed = 7;
+    const random = (below: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed % below;
+    };
+    let now = 0;
+    const answered = new AnsweredBatches(() => now, 50, 2_048);
+    const sent = new Map<string, string>();
+    const callers = ['a', 'b.c', 'Zz9', ''];
+    for (let round = 0; round < 3_000; round++) {
+      now += random(40);
+      const id = `${callers[random(callers.length)]}.${random(300).toString(36)}`;
+      if (answered.get(id) === undefined) {
+        const reply = text(`${id}:${round}:${'é'.repeat(random(20))}`);
+        answered.remember(id, reply, random(4_000));
+        sent.set(id, reply);
+      }
+      const probe = `${callers[random(callers.length)]}.${random(300).toString(36)}`;
+      const found = answered.get(probe);
+      if (found !== undefined) expect(found).toBe(sent.get(probe));
+    }
+  });
+
+  it('tells apart ids that are not a caller and a canonical counter', () => {
+    const answered = new AnsweredBatches(() => 0);
+    const ids = ['e.1', 'e.01', 'e.A', 'e.', 'e', '.1', 'e.1.1', 'e.-1', 'e.zzzzzzzzzzz', 'e.zzzzzzzzzz', 'x.e.1'];
+    for (const id of ids) answered.remember(id, text(id), 60_000);
+    for (const id of ids) expect(answered.get(id)).toBe(text(id));
+    expect(answered.get('e.2')).toBeUndefined();
+    expect(answered.get('e.001')).toBeUndefined();
+  });
+
+  it('does not confuse two counters of one caller that are equal modulo its key range', () => {
+    const answered = new AnsweredBatches(() => 0);
+    const low = `edge.${(5).toString(36)}`;
+    const high = `edge.${(5 + 2 ** 30).toString(36)}`;
+    answered.remember(low, text('low'), 60_000);
+    answered.remember(high, text('high'), 60_000);
+    expect(answered.get(high)).toBe(text('high'));
+    expect(answered.get(low)).not.toBe(text('high'));
+  });
+
+  it('keeps an answer larger than its byte bound, and smaller ones again after it', () => {
+    const answered = new AnsweredBatches(() => 0, 16, 256);
+    answered.remember('e.1', text('small'), 60_000);
+    const large = text('L'.repeat(5_000));
+    answered.remember('e.2', large, 60_000);
+    expect(answered.get('e.2')).toBe(large);
+    answered.remember('e.3', text('after'), 60_000);
+    expect(answered.get('e.3')).toBe(text('after'));
+    expect(answered.get('e.2')).toBe(large);
+  });
+
+  it('answers a batch decided twice with its later answer, and keeps it when the earlier one is forgotten', () => {
+    let now = 0;
+    const answered = new AnsweredBatches(() => now);
+    answered.remember('e.1', text('first'), 1_000);
+    answered.remember('e.1', text('second'), 10_000);
+    expect(answered.get('e.1')).toBe(text('second'));
+    now = 5_000;
+    answered.remember('e.2', text('other'), 10_000);
+    expect(answered.size).toBe(2);
+    expect(answered.get('e.1')).toBe(text('second'));
+  });
+
+  it('grows from a few slots to its bound as the load asks, keeping the order of forgetting', () => {
+    const answered = new AnsweredBatches(() => 0, 1_000);
+    for (let index = 0; index < 2_500; index++)
+      answered.remember(`e.${index.toString(36)}`, text(String(index)), 60_000);
+    expect(answered.size).toBe(1_000);
+    expect(answered.get(`e.${(1_499).toString(36)}`)).toBeUndefined();
+    expect(answered.get(`e.${(1_500).toString(36)}`)).toBe(text('1500'));
+    expect(answered.get(`e.${(2_499).toString(36)}`)).toBe(text('2499'));
+  });
+
+  it('moves the kept answers when it grows after older ones were forgotten (slots and texts not at the front)', () => {
+    let now = 0;
+    const answered = new AnsweredBatches(() => now);
+    for (let index = 0; index < 50; index++) answered.remember(`old.${index.toString(36)}`, text('o'.repeat(200)), 0);
+    answered.remember('mid.0', text('mid'), 60_000);
+    now = 2_000;
+    const kept: string[] = [];
+    for (let index = 0; index < 300; index++) {
+      const id = `new.${index.toString(36)}`;
+      answered.remember(id, text(`${index}:${'n'.repeat(index)}`), 60_000);
+      kept.push(id);
+    }
+    expect(answered.size).toBe(301);
+    expect(answered.get('mid.0')).toBe(text('mid'));
+    kept.forEach((id, index) => expect(answered.get(id)).toBe(text(`${index}:${'n'.repeat(index)}`)));
+  });
+
+  it('lets go of a caller with its last answer (an edge that restarted sends under a new instance)', () => {
+    let now = 0;
+    const answered = new AnsweredBatches(() => now);
+    for (const id of ['gone.1', 'gone.2', 'whole-id', 'stays.1'])
+      answered.remember(id, text(id), id === 'stays.1' ? 9_000 : 1_000);
+    expect(answered.callers).toBe(3);
+    now = 5_000;
+    answered.remember('stays.2', text('stays.2'), 9_000);
+    expect(answered.callers).toBe(1);
+    expect(answered.get('stays.1')).toBe(text('stays.1'));
+  });
+});
