@@ -5,7 +5,8 @@
  * as well as its own entries. Once one obsolete table is in the old generation, every later table and each value on
  * it (whole request graphs) outlives every scavenge until a full collection: with one other cause, that kept 39 % of
  * edge-auth's young generation alive per scavenge (docs/benchmarks.md, "edge-auth's collector"). A dictionary-mode
- * object has no such link: a table it outgrows is garbage at once.
+ * object has no such link: a table it outgrows is garbage at once. Its ids are best taken from IndexIds, which V8
+ * looks up as array indices, without its string table.
  */
 export class IdTable<V extends NonNullable<unknown>> {
   private entries: Record<string, V> = Object.create(null) as Record<string, V>;

@@ -1,1 +1,2 @@
 export { IdTable } from './id-table';
+export { IndexIds, LARGEST_INDEX_ID } from './index-ids';

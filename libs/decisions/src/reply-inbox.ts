@@ -1,4 +1,4 @@
-import { IdTable } from '@gateway/collections';
+import { IdTable, IndexIds } from '@gateway/collections';
 import { createInbox, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from 'nats';
 
 /** No subscriber listens on the subject (the server answered 503 at once). */
@@ -38,7 +38,7 @@ export class ReplyInbox {
   private timer: NodeJS.Timeout | undefined;
   /** When the armed timer fires. */
   private timerAt = Infinity;
-  private nextToken = 0;
+  private readonly tokens = new IndexIds();
 
   constructor(private readonly nc: NatsConnection) {
     this.prefix = `${createInbox()}.`;
@@ -47,7 +47,7 @@ export class ReplyInbox {
 
   /** Rejects with NoRespondersError or ReplyTimeoutError; never leaves a reply waiting past its timeout. */
   request(subject: string, payload: Uint8Array, timeoutMs: number, headers?: MsgHdrs): Promise<Msg> {
-    const token = (this.nextToken++).toString(36);
+    const token = this.tokens.take();
     return new Promise<Msg>((resolve, reject) => {
       const deadline = Date.now() + timeoutMs;
       this.pending.set(token, { subject, deadline, resolve, reject });

@@ -1,4 +1,4 @@
-import { IdTable } from '@gateway/collections';
+import { IdTable, IndexIds } from '@gateway/collections';
 import { Metadata, type ClientDuplexStream } from '@grpc/grpc-js';
 import type { ClientFrame } from './generated/gateway/provider/v1/ClientFrame';
 import type { ClientFrames } from './generated/gateway/provider/v1/ClientFrames';
@@ -77,7 +77,7 @@ export class StreamProviderCaller implements ProviderCaller {
   private readonly client: ProviderProxyClient;
   private readonly lanes: Lane[];
   private readonly inFlight = new IdTable<InFlight>();
-  private nextId = 0;
+  private readonly ids = new IndexIds();
   private nextLane = 0;
   private turnLane: Lane | undefined;
   private closed = false;
@@ -123,7 +123,7 @@ export class StreamProviderCaller implements ProviderCaller {
       sink.onEnd(UNREACHABLE);
       return;
     }
-    const id = (this.nextId++).toString(36);
+    const id = this.ids.take();
     handle.id = id;
     const lane = this.pickLane();
     this.open(lane);
