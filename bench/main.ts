@@ -6,7 +6,7 @@
  * Every load is bounded in count and time and sent to 127.0.0.1 only.
  */
 import { MCP_BENCH_FULL, MCP_BENCH_QUICK, runMcpBench, type McpBenchSettings } from './mcp/mcp.bench';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pingMongo, repoRoot } from '@gateway/testing';
@@ -14,6 +14,7 @@ import { runAccuracyBench, type AccuracySettings } from './accuracy/accuracy.ben
 import { buildIn } from './builds/checkouts';
 import { runGatewayBench, type GatewaySettings } from './gateway/gateway.bench';
 import { describeMachine } from './lib/machine';
+import { reportStamp, runMain, writeReportFiles } from './lib/report-files';
 import { settle } from './lib/settle';
 import { ensureDebianTool, ensureGoTool } from './lib/tools';
 import { runLimiterBench, type LimiterSettings } from './limiter/limiter.bench';
@@ -162,7 +163,7 @@ async function main(): Promise<void> {
 
   const workDir = await mkdtemp(join(tmpdir(), 'gateway-bench-'));
   const reportsDir = join(repoRoot(), 'reports');
-  const stamp = report.startedAt.replace(/[:.]/g, '-');
+  const stamp = reportStamp(report.startedAt);
   const profileDir = profile ? join(reportsDir, `profiles-${stamp}`) : undefined;
   let env: BenchEnvironment | undefined;
   let interrupted = false;
@@ -323,18 +324,7 @@ async function main(): Promise<void> {
   report.finishedAt = finishedAt.toISOString();
   report.totalSeconds = (finishedAt.getTime() - startedAt.getTime()) / 1000;
 
-  const markdown = renderMarkdown(report);
-  await mkdir(reportsDir, { recursive: true });
-  await writeFile(join(reportsDir, `bench-${stamp}.md`), markdown);
-  await writeFile(join(reportsDir, `bench-${stamp}.json`), JSON.stringify(report, null, 2));
-  console.log(`\n${markdown}`);
-  log(`report written to reports/bench-${stamp}.md and .json`);
+  await writeReportFiles('bench', stamp, renderMarkdown(report), report, log);
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runMain(main);

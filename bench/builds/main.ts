@@ -6,13 +6,14 @@
  * bench environment serves them all, with a fresh process of the service per build, all started together, and
  * saturation runs that alternate between the builds round after round. Writes reports/builds-<time>.{md,json}.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot, type RunningService } from '@gateway/testing';
 import { CpuMeter, type CpuUsage } from '../lib/cpu-meter';
 import { describeMachine } from '../lib/machine';
 import { settle } from '../lib/settle';
+import { reportStamp, runMain, writeReportFiles } from '../lib/report-files';
 import { ensureDebianTool } from '../lib/tools';
 import { runWrk } from '../load/wrk.runner';
 import { BenchEnvironment } from '../setup/bench-environment';
@@ -214,20 +215,7 @@ async function main(): Promise<void> {
     builds: summaries,
     notes: ['Builds are comparable within this report only: the same machine a few minutes later can differ by 2-3x.'],
   };
-  const markdown = renderBuildsMarkdown(report);
-  const reportsDir = join(repoRoot(), 'reports');
-  const stamp = report.startedAt.replace(/[:.]/g, '-');
-  await mkdir(reportsDir, { recursive: true });
-  await writeFile(join(reportsDir, `builds-${stamp}.md`), markdown);
-  await writeFile(join(reportsDir, `builds-${stamp}.json`), JSON.stringify(report, null, 2));
-  console.log(`\n${markdown}`);
-  log(`report written to reports/builds-${stamp}.md and .json`);
+  await writeReportFiles('builds', reportStamp(report.startedAt), renderBuildsMarkdown(report), report, log);
 }
 
-main().then(
-  () => process.exit(0),
-  (error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runMain(main);

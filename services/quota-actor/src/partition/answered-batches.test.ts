@@ -195,4 +195,16 @@ describe('answered batches in their ring', () => {
     expect(answered.callers).toBe(1);
     expect(answered.get('stays.1')).toBe(text('stays.1'));
   });
+
+  it('keeps an answer whose caller was let go between asking for the batch and remembering it', () => {
+    let now = 0;
+    const answered = new AnsweredBatches(() => now);
+    answered.remember('edge.1', text('one'), 1_000);
+    expect(answered.get('edge.2')).toBeUndefined();
+    now = 5_000;
+    // Remembering first forgets edge.1, the caller's last answer, and with it the caller.
+    answered.remember('edge.2', text('two'), 1_000);
+    expect(answered.get('edge.2')).toBe(text('two'));
+    expect(answered.callers).toBe(1);
+  });
 });

@@ -37,6 +37,10 @@ export class AnsweredBatches {
   private readonly byCounter = new Map<string, CallerAnswers>();
   /** Ids that do not end in a canonical counter, each its own caller with counter 0 (never from DecisionClient). */
   private readonly byWholeId = new Map<string, CallerAnswers>();
+  private parsedId: string | undefined;
+  private parsedCaller = '';
+  private parsedCounter = 0;
+  private parsedRegistry = this.byCounter;
 
   /** The answers as a queue of slots, oldest at `first`; a slot's text is bytes[start, start + length). */
   private slotCaller: (CallerAnswers | undefined)[];
@@ -66,8 +70,9 @@ export class AnsweredBatches {
   }
 
   get(batchId: string): BatchReplyText | undefined {
-    const { answers, counter } = this.callerOf(batchId, false);
-    const slot = answers?.slots.get(counter % COUNTER_KEYS);
+    this.parse(batchId);
+    const counter = this.parsedCounter;
+    const slot = this.parsedRegistry.get(this.parsedCaller)?.slots.get(counter % COUNTER_KEYS);
     if (slot === undefined || this.slotCounter[slot] !== counter) return undefined;
     const start = this.slotStart[slot]!;
     return this.bytes.toString('utf8', start, start + this.slotLength[slot]!) as BatchReplyText;
@@ -87,7 +92,13 @@ export class AnsweredBatches {
     this.bytes.write(reply, start, length, 'utf8');
     this.next = start + length;
 
-    const { answers, counter } = this.callerOf(batchId, true);
+    this.parse(batchId);
+    const { parsedCaller: caller, parsedCounter: counter, parsedRegistry: registry } = this;
+    let answers = registry.get(caller);
+    if (!answers) {
+      answers = { caller, slots: new Map(), registry };
+      registry.set(caller, answers);
+    }
     const slot = (this.first + this.count) % this.slotCapacity();
     this.count++;
     this.slotCaller[slot] = answers;
@@ -95,7 +106,7 @@ export class AnsweredBatches {
     this.slotKeepUntil[slot] = now + (retryForMs ?? WITHOUT_RETRY_FOR_MS) + MARGIN_MS;
     this.slotStart[slot] = start;
     this.slotLength[slot] = length;
-    answers!.slots.set(counter % COUNTER_KEYS, slot);
+    answers.slots.set(counter % COUNTER_KEYS, slot);
   }
 
   get size(): number {
@@ -112,21 +123,18 @@ export class AnsweredBatches {
   }
 
   /**
-   * The caller's answers and the batch's counter; with `create`, a caller seen for the first time is registered.
-   * Only a canonical base-36 counter (no sign, no leading zero, lower case) names the batch, so two ids never share
-   * a caller and counter; any other id is a caller of its own.
+   * The batch's caller and counter, into the parsed* fields; kept for the next call with the same id (an owner asks
+   * for a batch's answer, then remembers the one it gives). Only a canonical base-36 counter (no sign, no leading zero,
+   * lower case) names the batch, so two ids never share a caller and counter; any other id is a caller of its own.
    */
-  private callerOf(batchId: string, create: boolean): { answers: CallerAnswers | undefined; counter: number } {
+  private parse(batchId: string): void {
+    if (batchId === this.parsedId) return;
     const dot = batchId.lastIndexOf('.');
     const counter = dot < 0 ? -1 : canonicalCounter(batchId, dot + 1);
-    const registry = counter < 0 ? this.byWholeId : this.byCounter;
-    const caller = counter < 0 ? batchId : batchId.slice(0, dot);
-    let answers = registry.get(caller);
-    if (!answers && create) {
-      answers = { caller, slots: new Map(), registry };
-      registry.set(caller, answers);
-    }
-    return { answers, counter: counter < 0 ? 0 : counter };
+    this.parsedId = batchId;
+    this.parsedRegistry = counter < 0 ? this.byWholeId : this.byCounter;
+    this.parsedCaller = counter < 0 ? batchId : batchId.slice(0, dot);
+    this.parsedCounter = counter < 0 ? 0 : counter;
   }
 
   /** Where a text of `length` bytes fits without touching a live one, or -1. */

@@ -1,0 +1,41 @@
+export interface PerfArgs {
+  /** How long perf records each process, inside a load run a few seconds longer. */
+  seconds: number;
+  keys: number;
+  connections: number;
+  /** Load runs of 6 s before the measured one. */
+  warmupRuns: number;
+  /** Symbols listed per process. */
+  top: number;
+}
+
+export const PERF_USAGE = [
+  'usage: npm run bench:perf -- [--seconds 8] [--keys 256] [--connections 64] [--warmup-runs 3] [--top 25]',
+  '  records edge-auth, provider-proxy and the quota-actor with perf under the gateway benchmark forward load',
+].join('\n');
+
+const FLAGS: Record<string, { key: keyof PerfArgs; min: number; max: number }> = {
+  '--seconds': { key: 'seconds', min: 1, max: 60 },
+  '--keys': { key: 'keys', min: 1, max: 1024 },
+  '--connections': { key: 'connections', min: 1, max: 512 },
+  '--warmup-runs': { key: 'warmupRuns', min: 0, max: 10 },
+  '--top': { key: 'top', min: 1, max: 200 },
+};
+
+/** The command line of `npm run bench:perf`, or 'help'; throws with the reason on anything else. */
+export function parsePerfArgs(argv: string[]): PerfArgs | 'help' {
+  const args: PerfArgs = { seconds: 8, keys: 256, connections: 64, warmupRuns: 3, top: 25 };
+  for (let i = 0; i < argv.length; i++) {
+    const [flag, inline] = argv[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
+    if (flag === '--help' || flag === '-h') return 'help';
+    const spec = FLAGS[flag];
+    if (!spec) throw new Error(`unknown argument ${flag}\n${PERF_USAGE}`);
+    const value = inline ?? argv[++i];
+    const number = Number(value);
+    if (value === undefined || !Number.isInteger(number) || number < spec.min || number > spec.max) {
+      throw new Error(`${flag} takes a whole number from ${spec.min} to ${spec.max}, got "${value ?? ''}"`);
+    }
+    args[spec.key] = number;
+  }
+  return args;
+}
