@@ -1,4 +1,5 @@
-import { findSamples, parsePrometheusText, type MetricSample } from '@gateway/testing';
+import { findSamples, type MetricSample } from '@gateway/testing';
+import { collectorFigures, scrapeMetrics } from '../lib/edge-stages';
 
 /** What the compared process's collector did over one run, from its own /metrics (prom-client's default metrics). */
 export interface HeapFigures {
@@ -10,26 +11,20 @@ export interface HeapFigures {
   pauseMs: number;
 }
 
-const GC = 'gateway_nodejs_gc_duration_seconds';
+const MARK_COMPACTS = 'gateway_nodejs_gc_duration_seconds_count';
 const HEAP_SPACE = 'gateway_nodejs_heap_space_size_used_bytes';
 
 export function heapFigures(before: MetricSample[], after: MetricSample[]): HeapFigures {
-  const total = (samples: MetricSample[], name: string, labels: Record<string, string> = {}) =>
-    findSamples(samples, name, labels).reduce((sum, sample) => sum + sample.value, 0);
+  const majors = (samples: MetricSample[]) => findSamples(samples, MARK_COMPACTS, { kind: 'major' })[0]?.value ?? 0;
   const oldSpace = findSamples(after, HEAP_SPACE, { space: 'old' });
   return {
     oldSpaceMb: oldSpace.length === 0 ? Number.NaN : oldSpace[0]!.value / 1e6,
-    markCompacts: total(after, `${GC}_count`, { kind: 'major' }) - total(before, `${GC}_count`, { kind: 'major' }),
-    pauseMs: (total(after, `${GC}_sum`) - total(before, `${GC}_sum`)) * 1000,
+    markCompacts: majors(after) - majors(before),
+    pauseMs: collectorFigures(before, after).totalMs,
   };
 }
 
 /** The samples of a service's /metrics, or none if it cannot be read (the figures are then n/a, not the run). */
-export async function scrapeMetrics(httpUrl: string): Promise<MetricSample[]> {
-  try {
-    const response = await fetch(`${httpUrl}/metrics`, { signal: AbortSignal.timeout(5_000) });
-    return response.ok ? parsePrometheusText(await response.text()) : [];
-  } catch {
-    return [];
-  }
+export async function scrapeMetricsOrNone(httpUrl: string): Promise<MetricSample[]> {
+  return scrapeMetrics(httpUrl).catch(() => []);
 }

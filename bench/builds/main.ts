@@ -18,7 +18,7 @@ import { ensureDebianTool } from '../lib/tools';
 import { runWrk } from '../load/wrk.runner';
 import { BenchEnvironment } from '../setup/bench-environment';
 import { buildIn, prepareCheckout, type Checkout } from './checkouts';
-import { heapFigures, scrapeMetrics } from './heap';
+import { heapFigures, scrapeMetricsOrNone } from './heap';
 import { parseBuildsArgs, USAGE, type ComparedService } from './args';
 import { renderBuildsMarkdown, type BuildsReport } from './report';
 import { microsPerAnswer, roundOrder, summarizeBuilds, type BuildRun } from './rounds';
@@ -150,7 +150,7 @@ async function main(): Promise<void> {
           const contender = contenders[index]!;
           await settle(5_000);
           const metricsUrl = contender.measured.urls.http!;
-          const heapBefore = await scrapeMetrics(metricsUrl);
+          const heapBefore = await scrapeMetricsOrNone(metricsUrl);
           const meter = new CpuMeter();
           const result = await runWrk(
             wrk.path,
@@ -163,7 +163,7 @@ async function main(): Promise<void> {
             },
           );
           const usage = meter.stop();
-          const heap = heapFigures(heapBefore, await scrapeMetrics(metricsUrl));
+          const heap = heapFigures(heapBefore, await scrapeMetricsOrNone(metricsUrl));
           const answers = result.requests - result.non2xx;
           const measured = usage.processes.find((item) => item.pid === contender.measured.process.pid);
           const cost = microsPerAnswer(measured?.cpuPercent ?? 0, usage.seconds, answers);

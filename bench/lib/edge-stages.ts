@@ -48,7 +48,8 @@ const HISTOGRAMS = {
   },
 } as const satisfies Record<Stage, { source: Source; name: string; labels: Record<string, string> }>;
 
-async function scrape(url: string): Promise<MetricSample[]> {
+/** The samples of a service's /metrics at `url` (its HTTP origin); throws when it does not answer 2xx. */
+export async function scrapeMetrics(url: string): Promise<MetricSample[]> {
   const response = await fetch(`${url}/metrics`);
   if (!response.ok) throw new Error(`${url}/metrics answered ${response.status}`);
   return parsePrometheusText(await response.text());
@@ -82,7 +83,7 @@ export function collectorFigures(before: MetricSample[], after: MetricSample[]):
 
 /** Scrapes edge-auth and provider-proxy before a run; `stop()` scrapes them again and reads the run's share. */
 export async function startEdgeStageMeter(urls: Record<Source, string>): Promise<{ stop(): Promise<EdgeStages> }> {
-  const scrapeAll = async () => ({ edge: await scrape(urls.edge), proxy: await scrape(urls.proxy) });
+  const scrapeAll = async () => ({ edge: await scrapeMetrics(urls.edge), proxy: await scrapeMetrics(urls.proxy) });
   const before = await scrapeAll();
   return {
     async stop() {
