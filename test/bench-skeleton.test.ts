@@ -1,5 +1,7 @@
+import { readFile } from 'node:fs/promises';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { basename } from 'node:path';
 import { startSkeleton, type SkeletonBaseline } from '../bench/baselines/skeleton.baseline';
 import { testNatsUrl } from './harness';
 
@@ -27,6 +29,7 @@ beforeAll(async () => {
     natsUrl: testNatsUrl(),
     upstream: new URL(`http://127.0.0.1:${port}`),
     token: 'platform-token',
+    env: { SKELETON_PROBE: 'passed-on' },
   });
 }, 30_000);
 
@@ -57,4 +60,20 @@ it('answers 404 without a key or off the provider path, and calls no platform th
   expect((await fetch(`${skeleton.origin}/v1/video-ads/x`)).status).toBe(404);
   expect((await fetch(`${skeleton.origin}/elsewhere`, { headers: { 'X-API-Key': 'k' } })).status).toBe(404);
   expect(seen.length).toBe(before);
+});
+
+it('names each of its processes by pid, each started with the extra variables it was given', async () => {
+  const { edge, proxy, decider } = skeleton.pids;
+  expect(new Set([edge, proxy, decider]).size).toBe(3);
+  const scripts = await Promise.all(
+    [edge, proxy, decider].map(async (pid) => (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0')[1]),
+  );
+  expect(scripts.map((script) => basename(script ?? ''))).toEqual([
+    'skeleton-edge.server.cjs',
+    'skeleton-proxy.server.cjs',
+    'skeleton-decider.server.cjs',
+  ]);
+  for (const pid of [edge, proxy, decider]) {
+    expect((await readFile(`/proc/${pid}/environ`, 'utf8')).split('\0')).toContain('SKELETON_PROBE=passed-on');
+  }
 });

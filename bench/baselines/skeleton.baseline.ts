@@ -3,6 +3,8 @@ import { firstLineOf, startDaemon, type Daemon } from '../lib/process';
 
 export interface SkeletonBaseline {
   origin: string;
+  /** The process ids of the skeleton's three processes, for tools that watch them (bench:perf). */
+  pids: { edge: number; proxy: number; decider: number };
   stop(): Promise<void>;
 }
 
@@ -18,11 +20,15 @@ export async function startSkeleton(options: {
   natsUrl: string;
   upstream: URL;
   token: string;
+  /** Extra variables for each of its processes, as BENCH_*_ENV gives the gateway's (NODE_OPTIONS for bench:perf). */
+  env?: Record<string, string>;
 }): Promise<SkeletonBaseline> {
   const subject = `bench.skeleton.${process.pid}.decide`;
   const started: Daemon[] = [];
   const start = async (script: string, env: Record<string, string>) => {
-    const daemon = startDaemon(process.execPath, [join(__dirname, script)], { env: { ...process.env, ...env } });
+    const daemon = startDaemon(process.execPath, [join(__dirname, script)], {
+      env: { ...process.env, ...options.env, ...env },
+    });
     started.push(daemon);
     return firstLineOf(daemon, 15_000);
   };
@@ -40,7 +46,12 @@ export async function startSkeleton(options: {
       SKELETON_SUBJECT: subject,
       SKELETON_PROXY_ADDRESS: `127.0.0.1:${Number(proxyPort)}`,
     });
-    return { origin: `http://127.0.0.1:${Number(edgePort)}`, stop };
+    const [decider, proxy, edge] = started.map((daemon) => daemon.child.pid!);
+    return {
+      origin: `http://127.0.0.1:${Number(edgePort)}`,
+      pids: { edge: edge!, proxy: proxy!, decider: decider! },
+      stop,
+    };
   } catch (error) {
     await stop();
     throw error;

@@ -1,15 +1,18 @@
 /**
- * `npm run bench:perf -- [--seconds 8] [--keys 256] [--connections 64] [--warmup-runs 3] [--top 25]`
+ * `npm run bench:perf -- [--seconds 8] [--keys 256] [--connections 64] [--warmup-runs 3] [--top 25] [--skeleton]`
  *
  * Where edge-auth, provider-proxy and the quota-actor spend their CPU on the gateway benchmark's forward path, as
  * `perf` sees it on the CPU rather than V8's sampling profiler (docs/benchmarks.md, "Reading the profiles"). The
  * services run compiled with `--perf-basic-prof-only-functions`, so JIT-compiled functions have names. Writes
- * reports/perf-<time>.{md,json}: per process, its CPU per answer split by category, and its top symbols.
+ * reports/perf-<time>.{md,json}: per process, its CPU per answer split by category, and its top symbols. With
+ * `--skeleton`, the design's skeleton runs under the same load after them, and each gateway process is set against the
+ * skeleton process that does its job: what the gateway's own work costs, symbol by symbol.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { repoRoot, type RunningService } from '@gateway/testing';
+import { repoRoot } from '@gateway/testing';
+import { startSkeleton, type SkeletonBaseline } from '../baselines/skeleton.baseline';
 import { buildIn } from '../builds/checkouts';
 import { microsPerAnswer } from '../builds/rounds';
 import { CpuMeter } from '../lib/cpu-meter';
@@ -18,9 +21,10 @@ import { runCommand } from '../lib/process';
 import { settle } from '../lib/settle';
 import { reportStamp, runMain, writeReportFiles } from '../lib/report-files';
 import { ensureDebianTool } from '../lib/tools';
-import { runWrk } from '../load/wrk.runner';
+import { runWrk, type WrkResult } from '../load/wrk.runner';
 import { BenchEnvironment } from '../setup/bench-environment';
-import { parsePerfArgs, PERF_USAGE } from './perf-args';
+import { parsePerfArgs, PERF_USAGE, type PerfArgs } from './perf-args';
+import { compareWithSkeleton, type ProcessProfile } from './perf-compare';
 import { renderPerfMarkdown, type PerfReport, type ProfiledProcess } from './perf-report';
 import { categoryShares, parsePerfReport } from './perf-symbols';
 
@@ -34,6 +38,100 @@ function withNamedJit(variable: 'BENCH_EDGE_ENV' | 'BENCH_PROXY_ENV' | 'BENCH_AC
   extra.NODE_OPTIONS = [extra.NODE_OPTIONS, NAMED_JIT].filter(Boolean).join(' ');
   process.env[variable] = JSON.stringify(extra);
 }
+
+interface Subject {
+  service: string;
+  pid: number;
+}
+
+/** What every recording of one bench:perf run shares. */
+interface Recording {
+  perfPath: string;
+  /** perf.data files, until the report is written. */
+  workDir: string;
+  args: PerfArgs;
+  log: (message: string) => void;
+  /** With --keep-data: where each perf.data is copied to. */
+  keptDataDir: string | undefined;
+}
+
+interface RecordedRun {
+  okPerSecond: number;
+  processes: ProfiledProcess[];
+  /** Every symbol of each process, for the comparison with the skeleton. */
+  profiles: ProcessProfile[];
+}
+
+/**
+ * Warms a target up, then records each subject with perf for the middle `seconds` of one more load run: its symbols'
+ * self time from perf, its CPU per answer from /proc over the whole run.
+ */
+async function recordUnderLoad(
+  { perfPath, workDir, args, log, keptDataDir }: Recording,
+  subjects: Subject[],
+  load: (seconds: number) => Promise<WrkResult>,
+): Promise<RecordedRun> {
+  for (let run = 1; run <= args.warmupRuns; run++) {
+    const warm = await load(6);
+    log(`warm-up ${run}: ${Math.round(warm.okPerSecond)} 2xx/s`);
+  }
+  await settle(5_000);
+  const meter = new CpuMeter();
+  const running = load(args.seconds + 2 * MARGIN_SECONDS);
+  await new Promise((resolve) => setTimeout(resolve, MARGIN_SECONDS * 1000));
+  log(`recording ${subjects.map(({ service }) => service).join(', ')} for ${args.seconds} s`);
+  const dataFile = (pid: number) => join(workDir, `${pid}.data`);
+  const recorded = await Promise.all(
+    subjects.map(({ pid }) =>
+      runCommand(
+        perfPath,
+        ['record', '-F', '2000', '-g', '-o', dataFile(pid), '-p', String(pid), '--', 'sleep', String(args.seconds)],
+        { timeoutMs: (args.seconds + 30) * 1000 },
+      ),
+    ),
+  );
+  const failed = recorded.find((outcome) => outcome.code !== 0);
+  if (failed) throw new Error(`perf record failed: ${failed.stderr.trim().split('\n').slice(-3).join(' ')}`);
+  const result = await running;
+  const usage = meter.stop();
+  const answers = result.requests - result.non2xx;
+  log(`measured run: ${Math.round(result.okPerSecond)} 2xx/s`);
+
+  if (keptDataDir !== undefined) {
+    await mkdir(keptDataDir, { recursive: true });
+    for (const { service, pid } of subjects) {
+      await copyFile(dataFile(pid), join(keptDataDir, `${service.replace(/\W+/g, '-')}-${pid}.data`));
+    }
+    log(`perf data kept in ${keptDataDir} (JIT names in /tmp/perf-<pid>.map, as long as those stay)`);
+  }
+  const run: RecordedRun = { okPerSecond: result.okPerSecond, processes: [], profiles: [] };
+  for (const { service, pid } of subjects) {
+    const text = await runCommand(
+      perfPath,
+      ['report', '-i', dataFile(pid), '--no-children', '--sort', 'symbol', '-g', 'none', '--stdio'],
+      { timeoutMs: 120_000 },
+    );
+    const shares = parsePerfReport(text.stdout);
+    const cpu = usage.processes.find((item) => item.pid === pid)?.cpuPercent ?? Number.NaN;
+    const perAnswer = microsPerAnswer(cpu, usage.seconds, answers);
+    run.processes.push({
+      service,
+      pid,
+      microsPerAnswer: perAnswer,
+      categories: categoryShares(shares),
+      top: shares.slice(0, args.top),
+    });
+    run.profiles.push({ service, microsPerAnswer: perAnswer, shares });
+  }
+  return run;
+}
+
+/** The skeleton's process that does each gateway process's job, with none of its logic. */
+const SKELETON_TWINS = [
+  { gateway: 'edge-auth (stream)', skeleton: 'skeleton edge', pid: (pids: SkeletonBaseline['pids']) => pids.edge },
+  { gateway: 'provider-proxy', skeleton: 'skeleton proxy', pid: (pids: SkeletonBaseline['pids']) => pids.proxy },
+  { gateway: 'quota-actor', skeleton: 'skeleton decider', pid: (pids: SkeletonBaseline['pids']) => pids.decider },
+];
 
 async function main(): Promise<void> {
   const args = parsePerfArgs(process.argv.slice(2));
@@ -54,78 +152,29 @@ async function main(): Promise<void> {
   await buildIn(repoRoot());
   for (const variable of ['BENCH_EDGE_ENV', 'BENCH_PROXY_ENV', 'BENCH_ACTOR_ENV'] as const) withNamedJit(variable);
   const workDir = await mkdtemp(join(tmpdir(), 'gateway-perf-'));
+  const keptDataDir = args.keepData
+    ? join(repoRoot(), 'reports', `perf-${reportStamp(startedAt.toISOString())}-data`)
+    : undefined;
   const env = await BenchEnvironment.start({ loadKeys: args.keys, monthlyQuota: 5_000, compiled: true, log });
   let report: PerfReport;
   try {
     const { path, query } = env.platformPathAndQuery();
-    const target = {
-      origin: env.edges.stream.url,
-      target: `/v1/video-ads${path}?${query}`,
-      keys: env.loadKeys.slice(0, args.keys).map((key) => key.secret),
-    };
-    const load = (seconds: number) =>
-      runWrk(wrk.path, workDir, target, { seconds, connections: args.connections, threads: 1 });
-    for (let run = 1; run <= args.warmupRuns; run++) {
-      const warm = await load(6);
-      log(`warm-up ${run}: ${Math.round(warm.okPerSecond)} 2xx/s`);
-    }
-    await settle(5_000);
+    const target = `/v1/video-ads${path}?${query}`;
+    const keys = env.loadKeys.slice(0, args.keys).map((key) => key.secret);
+    const loadOn = (origin: string) => (seconds: number) =>
+      runWrk(wrk.path, workDir, { origin, target, keys }, { seconds, connections: args.connections, threads: 1 });
 
-    const profiled: { service: string; process: RunningService }[] = [
-      { service: 'edge-auth (stream)', process: env.edges.stream },
-      { service: 'provider-proxy', process: env.cluster.proxy },
-      ...env.liveActors().map((actor) => ({ service: 'quota-actor', process: actor })),
-    ];
-    const meter = new CpuMeter();
-    const running = load(args.seconds + 2 * MARGIN_SECONDS);
-    await new Promise((resolve) => setTimeout(resolve, MARGIN_SECONDS * 1000));
-    log(`recording ${profiled.map(({ service }) => service).join(', ')} for ${args.seconds} s`);
-    const recorded = await Promise.all(
-      profiled.map(({ process: service }) =>
-        runCommand(
-          perf.path,
-          [
-            'record',
-            '-F',
-            '2000',
-            '-g',
-            '-o',
-            join(workDir, `${service.process.pid}.data`),
-            '-p',
-            String(service.process.pid),
-            '--',
-            'sleep',
-            String(args.seconds),
-          ],
-          { timeoutMs: (args.seconds + 30) * 1000 },
-        ),
-      ),
+    const recording: Recording = { perfPath: perf.path, workDir, args, log, keptDataDir };
+    const gateway = await recordUnderLoad(
+      recording,
+      [
+        { service: 'edge-auth (stream)', pid: env.edges.stream.process.pid! },
+        { service: 'provider-proxy', pid: env.cluster.proxy.process.pid! },
+        ...env.liveActors().map((actor) => ({ service: 'quota-actor', pid: actor.process.pid! })),
+      ],
+      loadOn(env.edges.stream.url),
     );
-    const failed = recorded.find((outcome) => outcome.code !== 0);
-    if (failed) throw new Error(`perf record failed: ${failed.stderr.trim().split('\n').slice(-3).join(' ')}`);
-    const result = await running;
-    const usage = meter.stop();
-    const answers = result.requests - result.non2xx;
-    log(`measured run: ${Math.round(result.okPerSecond)} 2xx/s`);
-
-    const processes: ProfiledProcess[] = [];
-    for (const { service, process: running } of profiled) {
-      const pid = running.process.pid!;
-      const text = await runCommand(
-        perf.path,
-        ['report', '-i', join(workDir, `${pid}.data`), '--no-children', '--sort', 'symbol', '-g', 'none', '--stdio'],
-        { timeoutMs: 120_000 },
-      );
-      const shares = parsePerfReport(text.stdout);
-      const cpu = usage.processes.find((item) => item.pid === pid)?.cpuPercent ?? Number.NaN;
-      processes.push({
-        service,
-        pid,
-        microsPerAnswer: microsPerAnswer(cpu, usage.seconds, answers),
-        categories: categoryShares(shares),
-        top: shares.slice(0, args.top),
-      });
-    }
+    const skeleton = args.skeleton ? await recordSkeleton(recording, env, gateway, loadOn) : undefined;
     report = {
       startedAt: startedAt.toISOString(),
       finishedAt: new Date().toISOString(),
@@ -137,9 +186,15 @@ async function main(): Promise<void> {
         `${args.seconds + 2 * MARGIN_SECONDS} s on GET /v1/video-ads/v1.3/advertiser/info/, and \`perf record -F 2000 -g\` ` +
         `of each process (all its threads) for the ${args.seconds} s in the middle; self time per symbol from ` +
         '`perf report --no-children --sort symbol`; CPU per answer from /proc over the whole run. The flag makes a ' +
-        "process's collector slower (it logs every object moved), so read the collector's share as an upper bound.",
-      okPerSecond: result.okPerSecond,
-      processes,
+        "process's collector slower (it logs every object moved), so read the collector's share as an upper bound." +
+        (args.skeleton
+          ? " Then the design's skeleton (bench/baselines/skeleton.baseline.ts), its processes started with the same " +
+            'flag, under the same load, warm-up and recording; each gateway process is set against its twin symbol by ' +
+            'symbol, in µs per answer.'
+          : ''),
+      okPerSecond: gateway.okPerSecond,
+      processes: gateway.processes,
+      ...(skeleton ? { skeleton } : {}),
     };
   } finally {
     log('stopping the cluster and the infrastructure');
@@ -148,6 +203,38 @@ async function main(): Promise<void> {
   }
 
   await writeReportFiles('perf', reportStamp(report.startedAt), renderPerfMarkdown(report), report, log);
+}
+
+/** The skeleton's run under the gateway's load, and each gateway process set against its twin. */
+async function recordSkeleton(
+  recording: Recording,
+  env: BenchEnvironment,
+  gateway: RecordedRun,
+  loadOn: (origin: string) => (seconds: number) => Promise<WrkResult>,
+): Promise<NonNullable<PerfReport['skeleton']>> {
+  const skeleton = await startSkeleton({
+    natsUrl: env.nats.url,
+    upstream: new URL(env.cluster.sandbox.url),
+    token: env.platform.token,
+    env: { NODE_OPTIONS: NAMED_JIT },
+  });
+  try {
+    const run = await recordUnderLoad(
+      recording,
+      SKELETON_TWINS.map((twin) => ({ service: twin.skeleton, pid: twin.pid(skeleton.pids) })),
+      loadOn(skeleton.origin),
+    );
+    const profileOf = (profiles: ProcessProfile[], service: string) =>
+      profiles.find((profile) => profile.service === service);
+    const comparisons = SKELETON_TWINS.flatMap((twin) => {
+      const ours = profileOf(gateway.profiles, twin.gateway);
+      const theirs = profileOf(run.profiles, twin.skeleton);
+      return ours && theirs ? [compareWithSkeleton(ours, theirs, recording.args.top)] : [];
+    });
+    return { okPerSecond: run.okPerSecond, processes: run.processes, comparisons };
+  } finally {
+    await skeleton.stop();
+  }
 }
 
 runMain(main);

@@ -7,14 +7,24 @@ export interface PerfArgs {
   warmupRuns: number;
   /** Symbols listed per process. */
   top: number;
+  /** Also records the design's skeleton under the same load, and sets each process against its skeleton twin. */
+  skeleton: boolean;
+  /** Keeps each process's perf.data under reports/perf-<time>-data/ for `perf report` by hand. */
+  keepData: boolean;
 }
 
 export const PERF_USAGE = [
   'usage: npm run bench:perf -- [--seconds 8] [--keys 256] [--connections 64] [--warmup-runs 3] [--top 25]',
-  '  records edge-auth, provider-proxy and the quota-actor with perf under the gateway benchmark forward load',
+  '                              [--skeleton] [--keep-data]',
+  '  records edge-auth, provider-proxy and the quota-actor with perf under the gateway benchmark forward load;',
+  "  --skeleton records the design's skeleton (its edge, proxy and decider) under the same load after them;",
+  '  --keep-data keeps each perf.data in reports/perf-<time>-data/ (perf report -i <file> --children, by hand)',
 ].join('\n');
 
-const FLAGS: Record<string, { key: keyof PerfArgs; min: number; max: number }> = {
+type Switch = 'skeleton' | 'keepData';
+const SWITCHES: Record<string, Switch> = { '--skeleton': 'skeleton', '--keep-data': 'keepData' };
+
+const FLAGS: Record<string, { key: Exclude<keyof PerfArgs, Switch>; min: number; max: number }> = {
   '--seconds': { key: 'seconds', min: 1, max: 60 },
   '--keys': { key: 'keys', min: 1, max: 1024 },
   '--connections': { key: 'connections', min: 1, max: 512 },
@@ -24,10 +34,23 @@ const FLAGS: Record<string, { key: keyof PerfArgs; min: number; max: number }> =
 
 /** The command line of `npm run bench:perf`, or 'help'; throws with the reason on anything else. */
 export function parsePerfArgs(argv: string[]): PerfArgs | 'help' {
-  const args: PerfArgs = { seconds: 8, keys: 256, connections: 64, warmupRuns: 3, top: 25 };
+  const args: PerfArgs = {
+    seconds: 8,
+    keys: 256,
+    connections: 64,
+    warmupRuns: 3,
+    top: 25,
+    skeleton: false,
+    keepData: false,
+  };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
     if (flag === '--help' || flag === '-h') return 'help';
+    const on = SWITCHES[flag];
+    if (on !== undefined && inline === undefined) {
+      args[on] = true;
+      continue;
+    }
     const spec = FLAGS[flag];
     if (!spec) throw new Error(`unknown argument ${flag}\n${PERF_USAGE}`);
     const value = inline ?? argv[++i];

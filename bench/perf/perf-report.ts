@@ -1,4 +1,5 @@
 import type { MachineInfo } from '../lib/machine';
+import type { SkeletonComparison } from './perf-compare';
 import { CATEGORIES, categoryOf, type Category, type SymbolShare } from './perf-symbols';
 
 export interface ProfiledProcess {
@@ -18,12 +19,59 @@ export interface PerfReport {
   method: string;
   okPerSecond: number;
   processes: ProfiledProcess[];
+  /** With --skeleton: the skeleton's run under the same load, and each gateway process against its twin. */
+  skeleton?: { okPerSecond: number; processes: ProfiledProcess[]; comparisons: SkeletonComparison[] };
 }
 
 const fixed = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
 /** A share of the process's samples, and what it is of its CPU per answer. */
 const shareCell = (percent: number, microsPerAnswer: number) =>
   `${fixed(percent)} % (${fixed((percent / 100) * microsPerAnswer, 2)} µs)`;
+
+const symbolCell = (symbol: string) => `\`${symbol.replace(/`/g, "'").replace(/\|/g, '\\|')}\``;
+const micros = (value: number) => `${fixed(value, 2)} µs`;
+
+/** Self time by category, one row per process. */
+function categoryTable(processes: ProfiledProcess[]): string[] {
+  return [
+    `| process | CPU per answer | ${CATEGORIES.join(' | ')} |`,
+    `|---|---:|${CATEGORIES.map(() => '---:').join('|')}|`,
+    ...processes.map(
+      (process) =>
+        `| ${process.service} | ${fixed(process.microsPerAnswer)} µs | ` +
+        `${CATEGORIES.map((category) => shareCell(process.categories[category], process.microsPerAnswer)).join(' | ')} |`,
+    ),
+  ];
+}
+
+/** A gateway process against its skeleton twin: per category, then the symbols where it spends the most more. */
+function comparisonLines(comparison: SkeletonComparison): string[] {
+  const gap = (gateway: number, skeleton: number) =>
+    `${gateway >= skeleton ? '+' : ''}${fixed(gateway - skeleton, 2)} µs`;
+  return [
+    '',
+    `## ${comparison.gateway} against ${comparison.skeleton}: ${micros(comparison.gatewayMicros)} against ` +
+      `${micros(comparison.skeletonMicros)} per answer`,
+    '',
+    `| category | ${comparison.gateway} | ${comparison.skeleton} | more |`,
+    '|---|---:|---:|---:|',
+    ...comparison.categories.map(
+      (row) =>
+        `| ${row.category} | ${micros(row.gatewayMicros)} | ${micros(row.skeletonMicros)} | ` +
+        `${gap(row.gatewayMicros, row.skeletonMicros)} |`,
+    ),
+    '',
+    `The ${comparison.widest.length} symbols where ${comparison.gateway} spends the most more per answer:`,
+    '',
+    `| more | ${comparison.gateway} | ${comparison.skeleton} | category | symbol |`,
+    '|---:|---:|---:|---|---|',
+    ...comparison.widest.map(
+      (symbol) =>
+        `| ${gap(symbol.gatewayMicros, symbol.skeletonMicros)} | ${micros(symbol.gatewayMicros)} | ` +
+        `${micros(symbol.skeletonMicros)} | ${symbol.category} | ${symbolCell(symbol.symbol)} |`,
+    ),
+  ];
+}
 
 export function renderPerfMarkdown(report: PerfReport): string {
   const { machine } = report;
@@ -40,15 +88,19 @@ export function renderPerfMarkdown(report: PerfReport): string {
     '',
     "Self time by category: the share of each process's samples, and in brackets that share of its CPU per answer.",
     '',
-    `| process | CPU per answer | ${CATEGORIES.join(' | ')} |`,
-    `|---|---:|${CATEGORIES.map(() => '---:').join('|')}|`,
-    ...report.processes.map(
-      (process) =>
-        `| ${process.service} | ${fixed(process.microsPerAnswer)} µs | ` +
-        `${CATEGORIES.map((category) => shareCell(process.categories[category], process.microsPerAnswer)).join(' | ')} |`,
-    ),
+    ...categoryTable(report.processes),
   ];
-  for (const process of report.processes) {
+  if (report.skeleton) {
+    lines.push(
+      '',
+      `The design's skeleton under the same load: ${Math.round(report.skeleton.okPerSecond)} 2xx answers a second.`,
+      '',
+      ...categoryTable(report.skeleton.processes),
+    );
+    for (const comparison of report.skeleton.comparisons) lines.push(...comparisonLines(comparison));
+  }
+  const profiled = [...report.processes, ...(report.skeleton?.processes ?? [])];
+  for (const process of profiled) {
     lines.push(
       '',
       `## ${process.service} (pid ${process.pid}): the ${process.top.length} symbols with the most self time`,
@@ -57,8 +109,7 @@ export function renderPerfMarkdown(report: PerfReport): string {
       '|---:|---|---|',
       ...process.top.map(
         (share) =>
-          `| ${shareCell(share.percent, process.microsPerAnswer)} | ${categoryOf(share)} | ` +
-          `\`${share.symbol.replace(/`/g, "'").replace(/\|/g, '\\|')}\` |`,
+          `| ${shareCell(share.percent, process.microsPerAnswer)} | ${categoryOf(share)} | ${symbolCell(share.symbol)} |`,
       ),
     );
   }

@@ -29,12 +29,23 @@ describe('perf report symbols', () => {
     expect(shares[1]).toEqual({ percent: 5.8, space: 'k', symbol: 'finish_task_switch.isra.0' });
   });
 
+  it('drops the empty IPC columns some perf versions print after the symbol, however wide the symbol column', () => {
+    const padded = [
+      `     4.10%  [k] finish_task_switch.isra.0${' '.repeat(300)}-      -`,
+      `     1.20%  [.] JS:*sizeOf /work/main/libs/proto/dist/reflected-codec.js:89:16${' '.repeat(40)}-      -  `,
+    ].join('\n');
+    expect(parsePerfReport(padded).map(({ symbol }) => symbol)).toEqual([
+      'finish_task_switch.isra.0',
+      'JS:*sizeOf /work/main/libs/proto/dist/reflected-codec.js:89:16',
+    ]);
+  });
+
   it('puts each symbol in its category', () => {
     const categories = parsePerfReport(REPORT).map(categoryOf);
     expect(categories).toEqual([
       'V8 builtins (inline caches, promises, calls)',
       'kernel',
-      "the gateway's own code",
+      'own code (the service, or the skeleton)',
       'undici',
       'grpc-js',
       'nats.js',
@@ -43,14 +54,14 @@ describe('perf report symbols', () => {
       'collector',
       "V8 runtime, node's C++ and libc",
       'other JavaScript',
-      "the gateway's own code",
+      'own code (the service, or the skeleton)',
     ]);
   });
 
   it('adds the shares up per category, every category present', () => {
     const totals = categoryShares(parsePerfReport(REPORT));
     expect(Object.keys(totals)).toEqual([...CATEGORIES]);
-    expect(totals["the gateway's own code"]).toBeCloseTo(3.74, 6);
+    expect(totals['own code (the service, or the skeleton)']).toBeCloseTo(3.74, 6);
     expect(totals['grpc-js']).toBe(1.5);
     expect(totals['other JavaScript']).toBe(0.3);
     const sum = Object.values(totals).reduce((a, b) => a + b, 0);
@@ -75,7 +86,11 @@ describe('the command line of bench:perf', () => {
       connections: 64,
       warmupRuns: 3,
       top: 10,
+      skeleton: false,
+      keepData: false,
     });
+    expect(parsePerfArgs(['--skeleton', '--keys=8'])).toMatchObject({ skeleton: true, keys: 8, keepData: false });
+    expect(parsePerfArgs(['--keep-data'])).toMatchObject({ skeleton: false, keepData: true });
     expect(parsePerfArgs(['-h'])).toBe('help');
   });
 
@@ -84,6 +99,7 @@ describe('the command line of bench:perf', () => {
     expect(() => parsePerfArgs(['--seconds', '600'])).toThrow(/from 1 to 60, got "600"/);
     expect(() => parsePerfArgs(['--keys', '2.5'])).toThrow(/whole number/);
     expect(() => parsePerfArgs(['--top'])).toThrow(/got ""/);
+    expect(() => parsePerfArgs(['--skeleton=yes'])).toThrow(/unknown argument --skeleton/);
   });
 });
 

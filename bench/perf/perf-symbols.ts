@@ -7,19 +7,23 @@ export interface SymbolShare {
 }
 
 const LINE = /^\s*(\d+(?:\.\d+)?)%\s+\[([k.])\]\s+(.*?)\s*$/;
+/** Columns some perf versions print after the symbol (IPC and its coverage, `-` when the CPU gives none). */
+const EMPTY_TRAILING_COLUMNS = /(?:\s{2,}-)+$/;
 
 export function parsePerfReport(text: string): SymbolShare[] {
   const shares: SymbolShare[] = [];
   for (const line of text.split('\n')) {
     const match = LINE.exec(line);
-    if (match) shares.push({ percent: Number(match[1]), space: match[2] as 'k' | '.', symbol: match[3]! });
+    if (!match) continue;
+    const symbol = match[3]!.replace(EMPTY_TRAILING_COLUMNS, '');
+    shares.push({ percent: Number(match[1]), space: match[2] as 'k' | '.', symbol });
   }
   return shares;
 }
 
 /** Where a sample's time went, coarsely: which code, or which part of the runtime. */
 export const CATEGORIES = [
-  "the gateway's own code",
+  'own code (the service, or the skeleton)',
   'undici',
   'grpc-js',
   'nats.js',
@@ -47,7 +51,9 @@ export function categoryOf({ space, symbol }: SymbolShare): Category {
     if (/node_modules\/@grpc\//.test(symbol)) return 'grpc-js';
     if (/node_modules\/nats\//.test(symbol)) return 'nats.js';
     if (/node_modules\/(mongodb|mongoose|bson)\//.test(symbol)) return 'MongoDB driver';
-    if (!symbol.includes('node_modules/') && /\/(services|libs)\//.test(symbol)) return "the gateway's own code";
+    if (!symbol.includes('node_modules/') && /\/(services|libs|bench\/baselines)\//.test(symbol)) {
+      return 'own code (the service, or the skeleton)';
+    }
     if (/ node:/.test(symbol)) return "node's JavaScript";
     return 'other JavaScript';
   }
