@@ -1,6 +1,6 @@
 import { loadSync, type MethodDefinition, type ServiceDefinition } from '@grpc/proto-loader';
 import { join } from 'node:path';
-import { Enum, Field, MapField, Type } from 'protobufjs';
+import { Enum, Field, MapField, Root, Type } from 'protobufjs';
 import { loadContractRoot } from './direct-encoding';
 import { LOADER_OPTIONS } from './loader-options';
 import { compileCodec } from './reflected-codec';
@@ -129,5 +129,57 @@ describe('compiled codecs of the Exchange frames', () => {
     const withEnum = new Type('Probe').add(new Field('status', 1, 'Status'));
     withEnum.add(new Enum('Status', { UNKNOWN: 0 }));
     expect(() => compileCodec(withEnum)).toThrow(/Probe\.status/);
+  });
+});
+
+describe('the functions compiled for each message', () => {
+  it('encode and decode a message that contains itself, as protobufjs does', () => {
+    const tree = new Type('Tree')
+      .add(new Field('name', 1, 'string'))
+      .add(new Field('children', 2, 'Tree', 'repeated'))
+      .add(new Field('parent', 3, 'Tree'))
+      .add(new Field('leaf', 4, 'bool'));
+    new Root().add(tree);
+    const codec = compileCodec(tree);
+    const value = {
+      name: 'root',
+      children: [
+        { name: 'a', children: [{ name: 'a1', leaf: true }] },
+        { name: 'b', leaf: true },
+      ],
+    };
+    const bytes = codec.encode(value);
+    expect(bytes.equals(Buffer.from(tree.encode(tree.fromObject(value)).finish()))).toBe(true);
+    const leaf = { name: '', children: [], parent: null, leaf: true };
+    expect(codec.decode(bytes)).toEqual({
+      name: 'root',
+      children: [
+        { name: 'a', children: [{ ...leaf, name: 'a1' }], parent: null, leaf: false },
+        { ...leaf, name: 'b' },
+      ],
+      parent: null,
+      leaf: false,
+    });
+  });
+
+  it('refuses a field name that is not an identifier or that every object has, rather than write code for it', () => {
+    expect(() => compileCodec(new Type('Probe').add(new Field('constructor', 1, 'string')))).toThrow(
+      /Probe: "constructor" cannot be a property of a decoded message/,
+    );
+    const injected = 'x"] = 1; globalThis.reached = true; //';
+    expect(() => compileCodec(new Type('Probe').add(new Field(injected, 1, 'string')))).toThrow(/cannot be a property/);
+    expect((globalThis as { reached?: boolean }).reached).toBeUndefined();
+  });
+
+  it('names its functions after the message in stack traces and profiles', () => {
+    const codec = compileCodec(new Type('Probe').add(new Field('count', 1, 'uint32')));
+    let stack = '';
+    try {
+      codec.decode(Buffer.from([0x08, 0x80]));
+    } catch (error) {
+      stack = (error as Error).stack ?? '';
+    }
+    expect(stack).toMatch(/truncated varint/);
+    expect(stack).toContain('/libs/proto/reflected-codec/Probe.js');
   });
 });

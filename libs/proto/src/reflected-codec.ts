@@ -1,10 +1,21 @@
 import type { PackageDefinition, ServiceDefinition } from '@grpc/proto-loader';
 import { MapField, Type, type Field, type Root } from 'protobufjs';
+import {
+  CODEC_HELPERS,
+  decodeSource,
+  nestedParameter,
+  sizeSource,
+  writeSource,
+  type FieldKind,
+  type FieldSource,
+  type MessageSource,
+} from './codec-source';
 
 /**
  * Encoders and decoders for the Exchange stream's frames, built from the contract's own reflection (so a field the
  * .proto gains is encoded as soon as it is declared) and writing the bytes protobufjs would, in two passes over the
- * message instead of protobufjs's list of one pending operation per field. Decoding yields the objects
+ * message instead of protobufjs's list of one pending operation per field. Each message's passes are functions
+ * written out field by field (codec-source.ts), as protobufjs writes its own. Decoding yields the objects
  * proto-loader's deserializer gives with LOADER_OPTIONS (every field with its default, `kind` naming the member set
  * of a oneof) without its second walk through toObject. Every frame of every forwarded request goes through these,
  * in every process on the Exchange stream (docs/benchmarks.md, "The Exchange frames' codec").
@@ -15,26 +26,16 @@ export interface MessageCodec {
   decode(bytes: Buffer): object;
 }
 
-type FieldKind = 'string' | 'uint32' | 'bool' | 'bytes' | 'message' | 'map';
-
-interface FieldSpec {
-  name: string;
-  /** The field's key as written on the wire: (number << 3) | wire type. */
-  key: number;
-  keyBytes: number;
-  kind: FieldKind;
-  repeated: boolean;
-  /** The oneof this field belongs to: its members have no default and set `kind` when present. */
-  oneof: string | undefined;
+interface FieldSpec extends FieldSource {
   message: CompiledMessage | undefined;
 }
 
-interface CompiledMessage {
-  name: string;
-  /** In field-number order, the order protobufjs writes them in. */
+/** A message's fields, and the functions compiled from them (codec-source.ts). */
+interface CompiledMessage extends MessageSource {
   fields: FieldSpec[];
-  /** Indexed by field number. */
-  byNumber: Array<FieldSpec | undefined>;
+  size(value: object, lengths: number[]): number;
+  write(value: object, out: Buffer, cursor: Cursor, lengths: number[]): void;
+  decode(reader: Reader, end: number): object;
 }
 
 const WIRE_VARINT = 0;
@@ -45,7 +46,7 @@ export function compileCodec(type: Type): MessageCodec {
   const message = compileMessage(type, new Map());
   return {
     encode: (value) => encodeMessage(message, value),
-    decode: (bytes) => decodeMessage(message, { bytes, at: 0 }, bytes.length),
+    decode: (bytes) => message.decode({ bytes, at: 0 }, bytes.length),
   };
 }
 
@@ -81,7 +82,13 @@ function refusingArrays(codec: MessageCodec, name: string): (value: object) => B
 function compileMessage(type: Type, compiled: Map<Type, CompiledMessage>): CompiledMessage {
   const known = compiled.get(type);
   if (known) return known;
-  const message: CompiledMessage = { name: type.fullName.replace(/^\./, ''), fields: [], byNumber: [] };
+  const message: CompiledMessage = {
+    name: type.fullName.replace(/^\./, ''),
+    fields: [],
+    size: notYetCompiled,
+    write: notYetCompiled,
+    decode: notYetCompiled,
+  };
   compiled.set(type, message);
   const fields = [...type.fieldsArray].sort((a, b) => a.id - b.id);
   for (const field of fields) {
@@ -98,9 +105,53 @@ function compileMessage(type: Type, compiled: Map<Type, CompiledMessage>): Compi
     };
     spec.keyBytes = varintBytes(spec.key);
     message.fields.push(spec);
-    message.byNumber[field.id] = spec;
   }
+  Object.assign(message, compiledFunctions(message));
   return message;
+}
+
+function notYetCompiled(): never {
+  throw new Error('a message codec was used before it was compiled');
+}
+
+/**
+ * The message's size, write and decode functions, made from codec-source.ts's text with the helpers below and the
+ * compiled messages of its message fields (called through them, so a message may contain itself).
+ */
+function compiledFunctions(message: CompiledMessage): Pick<CompiledMessage, 'size' | 'write' | 'decode'> {
+  const helpers: Record<(typeof CODEC_HELPERS)[number], unknown> = {
+    utf8Length,
+    lengthDelimited,
+    varintBytes,
+    sizeNested,
+    sizeMap,
+    writeVarint,
+    writeString,
+    writeBytes,
+    writeNested,
+    writeMap,
+    asBytes,
+    utf8Slice,
+    readVarint,
+    spanEnd,
+    readMapEntry,
+    skip,
+    EMPTY_BYTES,
+  };
+  const nested = message.fields.map((field, index) => [nestedParameter(index), field.message] as const);
+  const body = [
+    sizeSource(message),
+    writeSource(message),
+    decodeSource(message),
+    'return { size, write, decode };',
+    // Names the functions' script in stack traces and profiles.
+    `//# sourceURL=/libs/proto/reflected-codec/${message.name}.js`,
+  ].join('\n');
+  // The text comes from the contract's reflection; every name in it was checked to be a protobuf identifier.
+  const make = new Function(...CODEC_HELPERS, ...nested.map(([name]) => name), body) as (
+    ...values: unknown[]
+  ) => Pick<CompiledMessage, 'size' | 'write' | 'decode'>;
+  return make(...CODEC_HELPERS.map((name) => helpers[name]), ...nested.map(([, value]) => value));
 }
 
 function kindOf(field: Field, owner: string): FieldKind {
@@ -121,54 +172,16 @@ function kindOf(field: Field, owner: string): FieldKind {
 
 function encodeMessage(message: CompiledMessage, value: object): Buffer {
   const lengths: number[] = [];
-  const size = sizeOf(message, value, lengths);
+  const size = message.size(value, lengths);
   const out = Buffer.allocUnsafe(size);
   const cursor = { at: 0, next: 0 };
-  writeMessage(message, value, out, cursor, lengths);
+  message.write(value, out, cursor, lengths);
   return out;
 }
 
-function sizeOf(message: CompiledMessage, value: object, lengths: number[]): number {
-  let size = 0;
-  const record = value as Record<string, unknown>;
-  for (const field of message.fields) {
-    const v = record[field.name];
-    if (v === undefined || v === null) continue;
-    switch (field.kind) {
-      case 'string':
-        size += field.keyBytes + lengthDelimited(utf8Length(v as string), lengths);
-        break;
-      case 'uint32':
-        size += field.keyBytes + varintBytes((v as number) >>> 0);
-        break;
-      case 'bool':
-        size += field.keyBytes + 1;
-        break;
-      case 'bytes':
-        size += field.keyBytes + lengthDelimited(asBytes(v).length, lengths);
-        break;
-      case 'message':
-        if (!field.repeated) size += sizeNested(field, v as object, lengths);
-        else for (const item of v as object[]) size += sizeNested(field, item, lengths);
-        break;
-      case 'map': {
-        const entries = v as Record<string, string>;
-        for (const key in entries) {
-          const at = lengths.push(0) - 1;
-          const entry =
-            1 + lengthDelimited(utf8Length(key), lengths) + 1 + lengthDelimited(utf8Length(entries[key]!), lengths);
-          size += field.keyBytes + lengthDelimited(entry, lengths, at);
-        }
-        break;
-      }
-    }
-  }
-  return size;
-}
-
-function sizeNested(field: FieldSpec, value: object, lengths: number[]): number {
+function sizeNested(keyBytes: number, message: CompiledMessage, value: object, lengths: number[]): number {
   const at = lengths.push(0) - 1;
-  return field.keyBytes + lengthDelimited(sizeOf(field.message!, value, lengths), lengths, at);
+  return keyBytes + lengthDelimited(message.size(value, lengths), lengths, at);
 }
 
 /** Records a part's length (at its reserved slot for a nested part, whose inner lengths follow it) and sizes it. */
@@ -178,6 +191,17 @@ function lengthDelimited(length: number, lengths: number[], at?: number): number
   return varintBytes(length) + length;
 }
 
+function sizeMap(keyBytes: number, entries: Record<string, string>, lengths: number[]): number {
+  let size = 0;
+  for (const key in entries) {
+    const at = lengths.push(0) - 1;
+    const entry =
+      1 + lengthDelimited(utf8Length(key), lengths) + 1 + lengthDelimited(utf8Length(entries[key]!), lengths);
+    size += keyBytes + lengthDelimited(entry, lengths, at);
+  }
+  return size;
+}
+
 interface Cursor {
   /** Where the next byte goes. */
   at: number;
@@ -185,56 +209,35 @@ interface Cursor {
   next: number;
 }
 
-function writeMessage(message: CompiledMessage, value: object, out: Buffer, cursor: Cursor, lengths: number[]): void {
-  const record = value as Record<string, unknown>;
-  for (const field of message.fields) {
-    const v = record[field.name];
-    if (v === undefined || v === null) continue;
-    switch (field.kind) {
-      case 'string':
-        writeVarint(out, cursor, field.key);
-        writeString(out, cursor, v as string, lengths[cursor.next++]!);
-        break;
-      case 'uint32':
-        writeVarint(out, cursor, field.key);
-        writeVarint(out, cursor, (v as number) >>> 0);
-        break;
-      case 'bool':
-        writeVarint(out, cursor, field.key);
-        out[cursor.at++] = v ? 1 : 0;
-        break;
-      case 'bytes': {
-        const bytes = asBytes(v);
-        writeVarint(out, cursor, field.key);
-        writeVarint(out, cursor, lengths[cursor.next++]!);
-        out.set(bytes, cursor.at);
-        cursor.at += bytes.length;
-        break;
-      }
-      case 'message':
-        if (!field.repeated) writeNested(field, v as object, out, cursor, lengths);
-        else for (const item of v as object[]) writeNested(field, item, out, cursor, lengths);
-        break;
-      case 'map': {
-        const entries = v as Record<string, string>;
-        for (const key in entries) {
-          writeVarint(out, cursor, field.key);
-          writeVarint(out, cursor, lengths[cursor.next++]!);
-          out[cursor.at++] = (1 << 3) | WIRE_LENGTH;
-          writeString(out, cursor, key, lengths[cursor.next++]!);
-          out[cursor.at++] = (2 << 3) | WIRE_LENGTH;
-          writeString(out, cursor, entries[key]!, lengths[cursor.next++]!);
-        }
-        break;
-      }
-    }
-  }
+function writeNested(
+  key: number,
+  message: CompiledMessage,
+  value: object,
+  out: Buffer,
+  cursor: Cursor,
+  lengths: number[],
+): void {
+  writeVarint(out, cursor, key);
+  writeVarint(out, cursor, lengths[cursor.next++]!);
+  message.write(value, out, cursor, lengths);
 }
 
-function writeNested(field: FieldSpec, value: object, out: Buffer, cursor: Cursor, lengths: number[]): void {
-  writeVarint(out, cursor, field.key);
+function writeBytes(key: number, bytes: Uint8Array, out: Buffer, cursor: Cursor, lengths: number[]): void {
+  writeVarint(out, cursor, key);
   writeVarint(out, cursor, lengths[cursor.next++]!);
-  writeMessage(field.message!, value, out, cursor, lengths);
+  out.set(bytes, cursor.at);
+  cursor.at += bytes.length;
+}
+
+function writeMap(key: number, entries: Record<string, string>, out: Buffer, cursor: Cursor, lengths: number[]): void {
+  for (const name in entries) {
+    writeVarint(out, cursor, key);
+    writeVarint(out, cursor, lengths[cursor.next++]!);
+    out[cursor.at++] = (1 << 3) | WIRE_LENGTH;
+    writeString(out, cursor, name, lengths[cursor.next++]!);
+    out[cursor.at++] = (2 << 3) | WIRE_LENGTH;
+    writeString(out, cursor, entries[name]!, lengths[cursor.next++]!);
+  }
 }
 
 /** protobufjs takes a string for a bytes field as base64. */
@@ -285,78 +288,6 @@ interface Reader {
 /** Buffer's own UTF-8 decoder without toString's argument checks (protobufjs reads strings the same way). */
 const utf8Slice = (bytes: Buffer, from: number, to: number): string =>
   (bytes as unknown as { utf8Slice(from: number, to: number): string }).utf8Slice(from, to);
-
-function decodeMessage(message: CompiledMessage, reader: Reader, end: number): object {
-  const out: Record<string, unknown> = {};
-  for (const field of message.fields) {
-    if (field.oneof === undefined) out[field.name] = defaultOf(field);
-  }
-  const bytes = reader.bytes;
-  while (reader.at < end) {
-    const key = readVarint(reader, end);
-    const field = message.byNumber[key >>> 3];
-    const wireType = key & 7;
-    if (field === undefined || wireType !== (field.key & 7)) {
-      skip(reader, wireType, end, message.name);
-      continue;
-    }
-    switch (field.kind) {
-      case 'uint32':
-        out[field.name] = readVarint(reader, end);
-        break;
-      case 'bool':
-        out[field.name] = readVarint(reader, end) !== 0;
-        break;
-      case 'string': {
-        const to = spanEnd(reader, end, message.name);
-        out[field.name] = utf8Slice(bytes, reader.at, to);
-        reader.at = to;
-        break;
-      }
-      case 'bytes': {
-        const to = spanEnd(reader, end, message.name);
-        // A view, as protobufjs gives: grpc-js hands each message its own buffer.
-        out[field.name] = bytes.subarray(reader.at, to);
-        reader.at = to;
-        break;
-      }
-      case 'message': {
-        const item = decodeMessage(field.message!, reader, spanEnd(reader, end, message.name));
-        if (field.repeated) (out[field.name] as object[]).push(item);
-        else out[field.name] = item;
-        break;
-      }
-      case 'map':
-        readMapEntry(
-          reader,
-          spanEnd(reader, end, message.name),
-          out[field.name] as Record<string, string>,
-          message.name,
-        );
-        break;
-    }
-    if (field.oneof !== undefined) out[field.oneof] = field.name;
-  }
-  return out;
-}
-
-function defaultOf(field: FieldSpec): unknown {
-  if (field.repeated) return [];
-  switch (field.kind) {
-    case 'string':
-      return '';
-    case 'uint32':
-      return 0;
-    case 'bool':
-      return false;
-    case 'bytes':
-      return EMPTY_BYTES;
-    case 'map':
-      return {};
-    case 'message':
-      return null;
-  }
-}
 
 /** Reads one map entry up to `end`, leaving the reader there. */
 function readMapEntry(reader: Reader, end: number, into: Record<string, string>, owner: string): void {
