@@ -1,11 +1,8 @@
 import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { FetchRequest, ProviderCall, ProviderCaller, ResponseSink } from '@gateway/proto';
 import { newApiKeySecret } from '@gateway/store';
-import { createLogger } from '@gateway/telemetry';
-import { TurnBatchedResponse } from '../http/turn-batched-response';
-import { createGatewayHandler } from './gateway.handler';
+import { serveGatewayHandler, type ServedGateway } from './gateway-handler.fixture';
 
 const CHUNK_BYTES = 64 * 1024;
 const ANSWER_BYTES = 24 * 1024 * 1024;
@@ -65,7 +62,7 @@ const rate = { limit: 100, windowSeconds: 1, remaining: 99, resetSeconds: 1 };
 const quota = { limit: 1_000, used: 1, remaining: 999, resetSeconds: 1_000, overageMode: 'metered' as const };
 
 describe('edge-auth answer window', () => {
-  let server: Server;
+  let served: ServedGateway;
   let port: number;
   let proxy: WindowedProxy;
 
@@ -77,27 +74,19 @@ describe('edge-auth answer window', () => {
 
   async function start(): Promise<void> {
     proxy = new WindowedProxy();
-    const handler = createGatewayHandler({
+    served = await serveGatewayHandler({
       decisions: {
         decide: () => Promise.resolve({ ok: true, keyId: 'key_1', customerId: 'cus_1', mcpTier: 'basic', rate, quota }),
         refund: () => Promise.resolve(),
       },
       caller: proxy,
-      clientAddress: () => '127.0.0.1',
-      upstreamTimeoutMs: 5_000,
-      gzipMinBytes: 1024,
-      logger: createLogger('test', 'silent'),
       sendTimeoutMs,
     });
-    server = createServer({ ServerResponse: TurnBatchedResponse }, handler);
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    port = (server.address() as { port: number }).port;
+    port = served.port;
   }
 
   afterEach(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    await served.close();
   });
 
   /** A raw client that sends one request, stops reading at its first bytes and counts the bytes it read. */

@@ -127,11 +127,13 @@ export function createGatewayHandler(deps: GatewayDeps) {
           retryAfterSeconds: held.retryAfterSeconds,
         });
       }
-      stampAnswer(res, requestId, lifecycle);
       void deps.decisions.decide(request).then((verdict) => {
         deps.stages?.decision((performance.now() - askedAt) / 1000);
         annotate(span, requestId, verdict, target.provider, endpoint?.path);
-        if (!verdict.ok) return reject(res, requestId, verdict);
+        if (!verdict.ok) {
+          stampAnswer(res, requestId, lifecycle);
+          return reject(res, requestId, verdict);
+        }
         const call = {
           provider: target.provider,
           path: target.path,
@@ -139,7 +141,7 @@ export function createGatewayHandler(deps: GatewayDeps) {
           method: endpoint!.method,
           body,
         };
-        forward(deps, req, res, requestId, keyHash, verdict, call, traceContext);
+        forward(deps, req, res, { requestId, lifecycle }, keyHash, verdict, call, traceContext);
       });
     };
     // The hot path: a GET without a body is decided at once. A body is read and checked first, and only on an
@@ -163,11 +165,17 @@ interface ForwardCall {
   body: Buffer | undefined;
 }
 
+/** What every answer to the request carries before its own fields: its id and its version's lifecycle fields. */
+interface AnswerStamp {
+  requestId: string;
+  lifecycle: Record<string, string>;
+}
+
 function forward(
   deps: GatewayDeps,
   req: IncomingMessage,
   res: ServerResponse,
-  requestId: string,
+  stamp: AnswerStamp,
   keyHash: string,
   verdict: Extract<Verdict, { ok: true }>,
   call: ForwardCall,
@@ -199,6 +207,7 @@ function forward(
     onHead(head) {
       providerAnswered();
       headSent = true;
+      stampAnswer(res, stamp.requestId, stamp.lifecycle);
       setAnswerFields(res, head, headers);
       const length = Number(head.headers['content-length'] ?? Number.NaN);
       if (acceptsGzip(req) && !(length < deps.gzipMinBytes)) {
@@ -239,7 +248,8 @@ function forward(
           res.destroy();
           return;
         }
-        sendProblem(res, toGatewayCode(failure.code), requestId, {
+        stampAnswer(res, stamp.requestId, stamp.lifecycle);
+        sendProblem(res, toGatewayCode(failure.code), stamp.requestId, {
           detail: failure.detail,
           headers,
           ...(failure.code === 'platform_busy' || failure.code === 'service_unavailable'
@@ -263,17 +273,15 @@ function forward(
         sink.onEnd();
         return;
       }
-      // The common case: headers and body leave in one write.
+      // The common case: every field goes to node in one writeHead, and headers and body leave in one write.
       headSent = true;
-      setAnswerFields(res, head, headers);
-      res.setHeader('Content-Length', body.length);
-      res.statusCode = head.status;
+      res.writeHead(head.status, wholeAnswerFields(stamp, head, headers, body.length));
       res.end(body);
     },
   };
   const handle = deps.caller.call(
     {
-      request_id: requestId,
+      request_id: stamp.requestId,
       provider: call.provider,
       account_id: verdict.accountId ?? '',
       path: call.path,
@@ -314,16 +322,53 @@ const FRAMING_HEADERS: ReadonlySet<string> = new Set([
   'keep-alive',
 ]);
 
+/** Fields only the gateway sets on a forwarded answer: a platform header of the same name is not passed on. */
+const GATEWAY_FIELDS: ReadonlySet<string> = new Set([
+  'x-request-id',
+  'ratelimit',
+  'ratelimit-policy',
+  'deprecation',
+  'sunset',
+  'link',
+]);
+
+/** A platform answer header provider-proxy passed on that goes to the client: neither framing nor the gateway's own. */
+function isPassedOn(name: string): boolean {
+  const lower = name.toLowerCase();
+  return !FRAMING_HEADERS.has(lower) && !GATEWAY_FIELDS.has(lower);
+}
+
 /**
- * The fields of a forwarded answer but its framing: first the platform answer headers provider-proxy passes on
+ * Every field of a forwarded answer that came whole, as the flat list (name, value, ...) writeHead takes as it is when
+ * no field was set before (sendProblemFields): the request's stamp, the platform answer headers provider-proxy passes
+ * on but framing and the gateway's own fields, the gateway's RateLimit fields, then the content type and length.
+ */
+function wholeAnswerFields(
+  stamp: AnswerStamp,
+  head: ResponseHeadInfo,
+  gatewayHeaders: Record<string, string>,
+  length: number,
+): string[] {
+  const fields = ['X-Request-Id', stamp.requestId];
+  for (const name in stamp.lifecycle) fields.push(name, stamp.lifecycle[name]!);
+  for (const name in head.headers) {
+    if (isPassedOn(name)) fields.push(name, head.headers[name]!);
+  }
+  for (const name in gatewayHeaders) fields.push(name, gatewayHeaders[name]!);
+  fields.push('Content-Type', head.contentType, 'Content-Length', String(length));
+  return fields;
+}
+
+/**
+ * The fields of a streamed answer but its framing: first the platform answer headers provider-proxy passes on
  * (Retry-After and each adapter's own, such as search-ads's X-Rate-Limit), so a platform error comes back as the
- * platform sent it, its rate-limit headers included; then the gateway's own (RateLimit), which win; then the
- * platform's content type. One setHeader per field: X-Request-Id is already set, and res.writeHead(status, object)
- * then merges the object on node's slow path (the same header bytes cost 6.5 µs that way, 1.8 µs this way).
+ * platform sent it, its rate-limit headers included; then the gateway's own (RateLimit); then the platform's content
+ * type. One setHeader per field: the stamp is already set, and res.writeHead(status, object) then merges the object on
+ * node's slow path (the same header bytes cost 6.5 µs that way, 1.8 µs this way).
  */
 function setAnswerFields(res: ServerResponse, head: ResponseHeadInfo, gatewayHeaders: Record<string, string>): void {
   for (const name in head.headers) {
-    if (!FRAMING_HEADERS.has(name.toLowerCase())) res.setHeader(name, head.headers[name]!);
+    if (isPassedOn(name)) res.setHeader(name, head.headers[name]!);
   }
   for (const name in gatewayHeaders) res.setHeader(name, gatewayHeaders[name]!);
   res.setHeader('Content-Type', head.contentType);

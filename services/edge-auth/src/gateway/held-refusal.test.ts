@@ -1,11 +1,7 @@
-import { once } from 'node:events';
-import { createServer, type Server } from 'node:http';
 import type { Reject } from '@gateway/decisions';
 import type { ProviderCaller } from '@gateway/proto';
 import { newApiKeySecret } from '@gateway/store';
-import { createLogger } from '@gateway/telemetry';
-import { TurnBatchedResponse } from '../http/turn-batched-response';
-import { createGatewayHandler } from './gateway.handler';
+import { serveGatewayHandler, type ServedGateway } from './gateway-handler.fixture';
 
 const refusal: Reject = {
   ok: false,
@@ -30,33 +26,23 @@ const noCaller: ProviderCaller = {
  * retiring API version's path included (docs/rest.md).
  */
 describe('held refusal fields', () => {
-  let server: Server;
+  let served: ServedGateway;
   let origin: string;
   let held = false;
 
   beforeAll(async () => {
-    const handler = createGatewayHandler({
+    served = await serveGatewayHandler({
       decisions: {
         decide: () => Promise.resolve(refusal),
         refund: () => Promise.resolve(),
         heldRefusal: () => (held ? refusal : undefined),
       },
       caller: noCaller,
-      clientAddress: () => '127.0.0.1',
-      upstreamTimeoutMs: 5_000,
-      gzipMinBytes: 1024,
-      logger: createLogger('test', 'silent'),
     });
-    server = createServer({ ServerResponse: TurnBatchedResponse }, handler);
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    origin = `http://127.0.0.1:${served.port}`;
   });
 
-  afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  });
+  afterAll(() => served.close());
 
   async function refused(path: string, asHeld: boolean) {
     held = asHeld;
