@@ -51,6 +51,23 @@ describe('credential cache', () => {
     expect(source.reads).toBe(2);
   });
 
+  it('answers a fresh entry at once, without a promise, and nothing it would have to read', async () => {
+    const source = new FakeSource();
+    source.set('acct_1', 'token-1');
+    const cache = new CredentialCache(source, options);
+    expect(cache.fresh('acct_1')).toBeUndefined();
+    await cache.get('acct_1');
+    expect(cache.fresh('acct_1')).toEqual({
+      ok: true,
+      provider: 'video-ads',
+      credentials: { access_token: 'token-1' },
+      fromCache: true,
+    });
+    now = 1_000;
+    expect(cache.fresh('acct_1')).toBeUndefined();
+    expect(source.reads).toBe(1);
+  });
+
   it('shares one read between concurrent misses', async () => {
     const source = new FakeSource();
     source.set('acct_1', 'token-1');

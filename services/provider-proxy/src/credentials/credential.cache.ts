@@ -55,16 +55,23 @@ export class CredentialCache {
 
   /** Rejects when the source fails (store outage, unusable credentials); nothing is cached then. */
   async get(accountId: string): Promise<CredentialResult> {
+    return this.fresh(accountId) ?? this.loads.get(accountId)?.promise ?? this.startLoad(accountId);
+  }
+
+  /**
+   * What get() answers from the cache while the entry is fresh, without a promise (the hot path asks this first);
+   * undefined when get() has to read the connection.
+   */
+  fresh(accountId: string): CredentialResult | undefined {
     const entry = this.entries.get(accountId);
-    if (entry !== undefined) {
-      const now = this.now();
-      if (entry.expiresAt > now) {
-        if (now >= entry.refreshAt) this.refreshInBackground(accountId, entry);
-        return entry.hit;
-      }
-      this.entries.delete(accountId);
+    if (entry === undefined) return undefined;
+    const now = this.now();
+    if (entry.expiresAt > now) {
+      if (now >= entry.refreshAt) this.refreshInBackground(accountId, entry);
+      return entry.hit;
     }
-    return this.loads.get(accountId)?.promise ?? this.startLoad(accountId);
+    this.entries.delete(accountId);
+    return undefined;
   }
 
   private startLoad(accountId: string): Promise<CredentialResult> {

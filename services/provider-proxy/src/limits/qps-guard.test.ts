@@ -12,6 +12,24 @@ describe('QPS guard', () => {
     expect(admissions.every((admission) => admission.ok)).toBe(true);
   });
 
+  it('answers at once, with no promise, whenever it need not wait: off, a token at hand, busy or aborted', async () => {
+    expect(new QpsGuard({ qps: 0, burst: 1, maxQueue: 0, maxWaitMs: 0 }).admit(far())).toEqual({
+      ok: true,
+      waitedMs: 0,
+    });
+    const guard = new QpsGuard({ qps: 10, burst: 1, maxQueue: 1, maxWaitMs: 2_000 });
+    expect(guard.admit(far())).toEqual({ ok: true, waitedMs: 0 });
+    const waiting = guard.admit(far());
+    expect(waiting).toBeInstanceOf(Promise);
+    expect(guard.admit(far())).toEqual({ ok: false, reason: 'busy' });
+    const controller = new AbortController();
+    controller.abort();
+    expect(guard.admit(far(), controller.signal)).toEqual({ ok: false, reason: 'aborted' });
+    await jest.advanceTimersByTimeAsync(100);
+    expect(await waiting).toEqual({ ok: true, waitedMs: 100 });
+    expect(guard.waiting).toBe(0);
+  });
+
   it('spaces requests 1/qps apart in arrival order', async () => {
     const guard = new QpsGuard({ qps: 10, burst: 1, maxQueue: 100, maxWaitMs: 2_000 });
     const start = Date.now();

@@ -29,6 +29,10 @@ interface Waiter {
 // Refill arithmetic is in floating point; a bucket this close to one token counts as one.
 const EPSILON = 1e-9;
 
+const LET_GO: Admission = Object.freeze({ ok: true, waitedMs: 0 });
+const BUSY: Admission = Object.freeze({ ok: false, reason: 'busy' });
+const ABORTED: Admission = Object.freeze({ ok: false, reason: 'aborted' });
+
 /**
  * Per-app rate guard in front of a platform (docs/architecture.md: per-app QPS guard), so our own traffic
  * never earns the app a 40100 "App reaches the QPS limit." that would hit every customer at once.
@@ -67,13 +71,22 @@ export class QpsGuard {
 
   /** Resolves when the request may go; never rejects. `deadline` is an epoch-ms instant. */
   acquire(deadline: number, signal?: CancelSignal): Promise<Admission> {
-    if (!this.enabled) return Promise.resolve({ ok: true, waitedMs: 0 });
-    if (signal?.aborted) return Promise.resolve({ ok: false, reason: 'aborted' });
+    const admission = this.admit(deadline, signal);
+    return admission instanceof Promise ? admission : Promise.resolve(admission);
+  }
+
+  /**
+   * acquire() without a promise when the answer is known at once (let go, busy, aborted): the common case, a token
+   * at hand, then costs the caller no turn of the microtask queue. A promise only when the request must wait.
+   */
+  admit(deadline: number, signal?: CancelSignal): Admission | Promise<Admission> {
+    if (!this.enabled) return LET_GO;
+    if (signal?.aborted) return ABORTED;
     const now = this.now();
     this.refill(now);
     if (this.queue.length === 0 && this.tokens >= 1 - EPSILON) {
       this.tokens -= 1;
-      return Promise.resolve({ ok: true, waitedMs: 0 });
+      return LET_GO;
     }
     // Everyone queued, then this request, each needs one token.
     const expectedWaitMs = Math.ceil((this.queue.length + 1 - this.tokens) * this.intervalMs - EPSILON);
@@ -81,7 +94,7 @@ export class QpsGuard {
       this.queue.length >= this.options.maxQueue ||
       expectedWaitMs > Math.min(this.options.maxWaitMs, deadline - now)
     ) {
-      return Promise.resolve({ ok: false, reason: 'busy' });
+      return BUSY;
     }
     return new Promise((resolve) => {
       const waiter: Waiter = {
@@ -91,7 +104,7 @@ export class QpsGuard {
         onAbort: () => {
           const index = this.queue.indexOf(waiter);
           if (index !== -1) this.queue.splice(index, 1);
-          resolve({ ok: false, reason: 'aborted' });
+          resolve(ABORTED);
           if (this.queue.length === 0) this.stopTimer();
         },
       };
