@@ -69,15 +69,10 @@ export class QpsGuard {
     return this.queue.length;
   }
 
-  /** Resolves when the request may go; never rejects. `deadline` is an epoch-ms instant. */
-  acquire(deadline: number, signal?: CancelSignal): Promise<Admission> {
-    const admission = this.admit(deadline, signal);
-    return admission instanceof Promise ? admission : Promise.resolve(admission);
-  }
-
   /**
-   * acquire() without a promise when the answer is known at once (let go, busy, aborted): the common case, a token
-   * at hand, then costs the caller no turn of the microtask queue. A promise only when the request must wait.
+   * Whether the request may go, never rejecting; `deadline` is an epoch-ms instant. Answered at once when known now
+   * (let go, busy, aborted): the common case, a token at hand, then costs the caller no turn of the microtask queue.
+   * A promise only when the request must wait its turn.
    */
   admit(deadline: number, signal?: CancelSignal): Admission | Promise<Admission> {
     if (!this.enabled) return LET_GO;
