@@ -26,7 +26,10 @@ export interface DecisionRequest {
    * authenticated once, then its tool asks again to forward or to suggest). Default true.
    */
   countRate?: boolean;
-  /** W3C traceparent of the request's span, so the actor's work joins the request's trace. */
+  /**
+   * W3C traceparent of the request's span when its trace is sampled, so the actor's decision joins the request's
+   * trace; absent otherwise (nothing would be recorded under it).
+   */
   traceparent?: string;
 }
 

@@ -35,4 +35,4 @@ export { serveHandedConnections } from './connection-handoff';
 export type { HandedConnections } from './connection-handoff';
 export type { WorkerProcessesOptions } from './worker-processes';
 export { isSecretName, setSafeAttributes } from './safe-attributes';
-export { activeTraceContext } from './trace-context';
+export { activeTraceContext, isSampledTraceparent, sampledTraceparent } from './trace-context';

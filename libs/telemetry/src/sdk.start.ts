@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { getNodeAutoInstrumentations } from '@opentelemetry/auto-instrumentations-node';
-import { NodeSDK } from '@opentelemetry/sdk-node';
+import { context } from '@opentelemetry/api';
+import { core, NodeSDK } from '@opentelemetry/sdk-node';
 import type { TelemetryPlan } from './otel-env.config';
 import { redactIncomingQuery, redactUrl, SECRET_QUERY_PARAMS } from './safe-attributes';
 import { registerRunningTelemetry } from './telemetry.lifecycle';
@@ -44,6 +45,10 @@ function instrumentations(plan: TelemetryPlan) {
       ignoreLayers: [() => true],
     },
     '@opentelemetry/instrumentation-undici': {
+      // provider-proxy calls the platforms with tracing suppressed (its own span describes the call). The
+      // instrumentation would still parse the URL and headers, start a span that records nothing and time the call,
+      // per call: a suppressed call is left alone from the start.
+      ignoreRequestHook: isCallSuppressed,
       // fetch() spans record the full URL without redaction; these attributes replace it before the start.
       startSpanHook(request) {
         if (!request.path.includes('?')) return {};
@@ -58,6 +63,11 @@ function instrumentations(plan: TelemetryPlan) {
       disableLogSending: !plan.logs,
     },
   });
+}
+
+/** Whether an outgoing call runs with tracing suppressed (the undici instrumentation then leaves it alone). */
+export function isCallSuppressed(): boolean {
+  return core.isTracingSuppressed(context.active());
 }
 
 /**

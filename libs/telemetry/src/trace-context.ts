@@ -9,3 +9,36 @@ export function activeTraceContext(): Record<string, string> {
   propagation.inject(context.active(), carrier);
   return carrier;
 }
+
+/**
+ * The active context's traceparent for a receiver that starts a span per request from it (the quota-actor's decision
+ * span), only when the trace is sampled: under an unsampled parent that span would record nothing.
+ */
+export function sampledTraceparent(traceContext: Record<string, string>): string | undefined {
+  const traceparent = traceContext['traceparent'];
+  return traceparent !== undefined && isSampledTraceparent(traceparent) ? traceparent : undefined;
+}
+
+/** Where the trace flags start in a traceparent (`00-<32 hex trace id>-<16 hex parent id>-<2 hex flags>`). */
+const FLAGS_AT = 53;
+
+/**
+ * Whether a W3C traceparent says its trace is sampled (the flags' lowest bit). With a parent-based sampler, as the
+ * gateway's services use, nothing is recorded under an unsampled parent, so a receiver can skip the span it would
+ * start for it. A malformed value counts as unsampled; future versions keep the same layout up to the flags.
+ */
+export function isSampledTraceparent(traceparent: string): boolean {
+  if (traceparent.length < FLAGS_AT + 2 || traceparent.charCodeAt(FLAGS_AT - 1) !== DASH) return false;
+  const high = hexValue(traceparent.charCodeAt(FLAGS_AT));
+  const low = hexValue(traceparent.charCodeAt(FLAGS_AT + 1));
+  return high >= 0 && low >= 0 && (low & 1) === 1;
+}
+
+const DASH = 0x2d;
+
+/** A lower-case hex digit's value (W3C trace context allows no other case), or -1. */
+function hexValue(code: number): number {
+  if (code >= 0x30 && code <= 0x39) return code - 0x30;
+  if (code >= 0x61 && code <= 0x66) return code - 0x57;
+  return -1;
+}

@@ -24,6 +24,7 @@ import type { NatsConnection } from 'nats';
 import type { Config } from './config';
 import { answerClientError } from './gateway/client-error';
 import { createGatewayHandler } from './gateway/gateway.handler';
+import { bypassInstrumentedEmit, inRequestSpan } from './http/request-span';
 import { TurnBatchedResponse } from './http/turn-batched-response';
 
 export interface EdgeAuth {
@@ -116,16 +117,18 @@ export async function startEdgeAuth(config: Config, logger: Logger): Promise<Edg
     }),
   );
   const server = createServer({ ServerResponse: TurnBatchedResponse }, (req, res) => {
-    if (!isGatewayPath(req.url)) return app(req, res);
+    if (!isGatewayPath(req.url)) return isProbe(req.url) ? app(req, res) : inRequestSpan(undefined, req, res, app);
     const started = performance.now();
+    const route = req.url!.startsWith('/v1/me') ? '/v1/me' : '/v1/:provider/*';
     res.on('finish', () => {
-      const route = req.url!.startsWith('/v1/me') ? '/v1/me' : '/v1/:provider/*';
       const series = seriesOf(route, req.method ?? 'GET', res.statusCode);
       series.duration.observe((performance.now() - started) / 1000);
       series.outcome.inc();
     });
-    gateway(req, res);
+    inRequestSpan(route, req, res, gateway);
   });
+  // Every request's span is started above, not by the http auto-instrumentation (request-span.ts).
+  bypassInstrumentedEmit(server);
   server.keepAliveTimeout = 65_000;
   server.on('clientError', answerClientError);
   // A worker of several (WORKERS) serves the connections its primary hands it; one process listens itself.
@@ -139,6 +142,12 @@ export async function startEdgeAuth(config: Config, logger: Logger): Promise<Edg
       await nc.drain();
     },
   };
+}
+
+/** Probes and scrapes come every few seconds and would bury the requests worth reading: they are not traced. */
+function isProbe(url: string | undefined): boolean {
+  const path = url?.split('?', 1)[0];
+  return path === '/healthz' || path === '/readyz' || path === '/metrics';
 }
 
 /** /v1 and everything under it (the handler itself tells /v1/me, providers and unknown paths apart). */

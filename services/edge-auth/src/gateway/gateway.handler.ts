@@ -8,7 +8,7 @@ import {
 import { requestIdOf, sendProblem, sendProblemFields, toGatewayCode, wasNotForwarded } from '@gateway/errors';
 import type { ProviderCaller, ResponseHeadInfo, ResponseSink } from '@gateway/proto';
 import { hashApiKey, isWellFormedApiKey } from '@gateway/store';
-import { setSafeAttributes, type Logger } from '@gateway/telemetry';
+import { sampledTraceparent, setSafeAttributes, type Logger } from '@gateway/telemetry';
 import { context, propagation, trace, type Span } from '@opentelemetry/api';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
@@ -78,9 +78,10 @@ export function createGatewayHandler(deps: GatewayDeps) {
 
     const keyHash = hashApiKey(apiKey);
     const ip = deps.clientAddress(req.socket.remoteAddress, headerValue(req.headers['x-forwarded-for']));
-    // The trace context the request runs in: its traceparent goes to the actor, all of it to provider-proxy.
+    // The trace context the request runs in: all of it goes to provider-proxy, its traceparent to the actor when the
+    // trace is sampled (the actor's decision span records nothing under an unsampled parent).
     const traceContext = currentTraceContext();
-    const traceparent = traceContext['traceparent'];
+    const traceparent = sampledTraceparent(traceContext);
     const span = trace.getActiveSpan();
     const isGet = req.method === 'GET';
 

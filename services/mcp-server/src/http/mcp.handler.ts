@@ -1,6 +1,6 @@
 import { rateLimitHeaders, type Admit, type DecisionClient, type Reject } from '@gateway/decisions';
 import { requestIdOf, sendProblem } from '@gateway/errors';
-import { activeTraceContext, type Logger } from '@gateway/telemetry';
+import { activeTraceContext, sampledTraceparent, type Logger } from '@gateway/telemetry';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import express, { type ErrorRequestHandler, type RequestHandler, type Response } from 'express';
 import type { AccessTokenVerifier } from '../auth/access-token.verifier';
@@ -88,7 +88,7 @@ export function mcpPostHandlers(deps: McpHandlerDeps): (RequestHandler | ErrorRe
     const { keyHash } = identity;
     const ip = deps.clientAddress(req.socket.remoteAddress, headerValue(req.headers['x-forwarded-for']));
     const traceContext = activeTraceContext();
-    const traceparent = traceContext['traceparent'];
+    const traceparent = sampledTraceparent(traceContext);
     const base = { keyHash, ip, ...(traceparent ? { traceparent } : {}) };
     const free = deps.decisions.decide({ ...base, intent: 'free' });
     const plan = prefetchablePlan(req.body);

@@ -1,5 +1,6 @@
 import type { DecisionRequest, Intent, Verdict } from '@gateway/decisions';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { sampledTraceparent } from '@gateway/telemetry';
 import type { RequestContext, ToolDeps } from './tool-context';
 import { toolError } from './tool-result';
 
@@ -13,7 +14,7 @@ export function decide(
   intent: Intent,
   extra: Partial<Pick<DecisionRequest, 'provider' | 'accountId' | 'pathAllowed'>> = {},
 ): Promise<Verdict> {
-  const traceparent = ctx.traceContext['traceparent'];
+  const traceparent = sampledTraceparent(ctx.traceContext);
   return deps.decisions.decide({
     keyHash: ctx.keyHash,
     ip: ctx.ip,

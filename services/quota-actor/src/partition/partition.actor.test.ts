@@ -214,6 +214,25 @@ describe('partition actor', () => {
     expect(remaining(third as OwnerReply)).toEqual([2, 1]);
   });
 
+  it("gives a decision a span of its own only in a sampled trace: an unsampled one is decided in the batch's turn", async () => {
+    const { actor } = actorWith(keyRecord());
+    const traced = (flags: string): DecisionRequest =>
+      Object.assign(request('forward'), {
+        traceparent: `00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-${flags}`,
+      });
+    await actor.decideInQueue(batch([request('forward')], 'edge.1'), span);
+    await new Promise((resolve) => setImmediate(resolve));
+
+    const unsampled = actor.decideInQueue(batch([traced('00'), traced('00')], 'edge.2'), span);
+    expect(unsampled).not.toBeInstanceOf(Promise);
+    expect(verdictsOf(unsampled as OwnerReply).map((verdict) => verdict.ok)).toEqual([true, true]);
+
+    // A sampled one goes through its consumer span, which waits for the decision.
+    const sampled = actor.decideInQueue(batch([traced('01')], 'edge.3'), span);
+    expect(sampled).toBeInstanceOf(Promise);
+    expect(verdictsOf(await sampled).map((verdict) => verdict.ok)).toEqual([true]);
+  });
+
   it('logs nothing for a key refresh that fails after the partition stopped (the store may be closing)', async () => {
     const logger = createLogger('test', 'silent');
     const warn = jest.spyOn(logger, 'warn');
