@@ -1,5 +1,6 @@
 /**
- * `npm run bench:perf -- [--seconds 8] [--keys 256] [--connections 64] [--warmup-runs 3] [--top 25] [--skeleton]`
+ * `npm run bench:perf -- [--seconds 8] [--keys 256] [--connections 64] [--warmup-runs 3] [--top 25] [--skeleton]
+ *   [--keep-data] [--telemetry]`
  *
  * Where edge-auth, provider-proxy and the quota-actor spend their CPU on the gateway benchmark's forward path, as
  * `perf` sees it on the CPU rather than V8's sampling profiler (docs/benchmarks.md, "Reading the profiles"). The
@@ -23,19 +24,33 @@ import { reportStamp, runMain, writeReportFiles } from '../lib/report-files';
 import { ensureDebianTool } from '../lib/tools';
 import { runWrk, type WrkResult } from '../load/wrk.runner';
 import { BenchEnvironment } from '../setup/bench-environment';
+import { startOtlpReceiver } from '../lib/otlp-receiver';
 import { parsePerfArgs, PERF_USAGE, type PerfArgs } from './perf-args';
 import { compareWithSkeleton, type ProcessProfile } from './perf-compare';
 import { renderPerfMarkdown, type PerfReport, type ProfiledProcess } from './perf-report';
 import { categoryShares, parsePerfReport } from './perf-symbols';
+import { chartTracing, tracedServiceEnv } from './perf-telemetry';
 
 const NAMED_JIT = '--perf-basic-prof-only-functions';
 /** Load before and after the recording, so perf sees the middle of a steady run. */
 const MARGIN_SECONDS = 2;
 
-/** Adds the flag that names JIT-compiled functions to the variables the bench environment gives one kind of process. */
-function withNamedJit(variable: 'BENCH_EDGE_ENV' | 'BENCH_PROXY_ENV' | 'BENCH_ACTOR_ENV'): void {
+type ServiceVariable = 'BENCH_EDGE_ENV' | 'BENCH_PROXY_ENV' | 'BENCH_ACTOR_ENV';
+const SERVICE_VARIABLES: [ServiceVariable, string][] = [
+  ['BENCH_EDGE_ENV', 'edge-auth'],
+  ['BENCH_PROXY_ENV', 'provider-proxy'],
+  ['BENCH_ACTOR_ENV', 'quota-actor'],
+];
+
+/**
+ * Adds variables to those the bench environment gives one kind of process: NODE_OPTIONS are joined, so that the flag
+ * that names JIT-compiled functions and the preload of --telemetry both stay.
+ */
+function addServiceEnv(variable: ServiceVariable, added: Record<string, string>): void {
   const extra = JSON.parse(process.env[variable] || '{}') as Record<string, string>;
-  extra.NODE_OPTIONS = [extra.NODE_OPTIONS, NAMED_JIT].filter(Boolean).join(' ');
+  for (const [name, value] of Object.entries(added)) {
+    extra[name] = name === 'NODE_OPTIONS' ? [extra.NODE_OPTIONS, value].filter(Boolean).join(' ') : value;
+  }
   process.env[variable] = JSON.stringify(extra);
 }
 
@@ -150,7 +165,15 @@ async function main(): Promise<void> {
 
   log('build: npm run build (the services run compiled, as their images run them)');
   await buildIn(repoRoot());
-  for (const variable of ['BENCH_EDGE_ENV', 'BENCH_PROXY_ENV', 'BENCH_ACTOR_ENV'] as const) withNamedJit(variable);
+  for (const [variable] of SERVICE_VARIABLES) addServiceEnv(variable, { NODE_OPTIONS: NAMED_JIT });
+  const tracing = args.telemetry ? chartTracing(repoRoot()) : undefined;
+  const receiver = tracing ? await startOtlpReceiver() : undefined;
+  if (tracing && receiver) {
+    log(`telemetry: ${tracing.sampler} ${tracing.samplerArg}, ${tracing.protocol} to ${receiver.endpoint}`);
+    for (const [variable, service] of SERVICE_VARIABLES) {
+      addServiceEnv(variable, tracedServiceEnv(service, receiver.endpoint, tracing, repoRoot()));
+    }
+  }
   const workDir = await mkdtemp(join(tmpdir(), 'gateway-perf-'));
   const keptDataDir = args.keepData
     ? join(repoRoot(), 'reports', `perf-${reportStamp(startedAt.toISOString())}-data`)
@@ -191,14 +214,22 @@ async function main(): Promise<void> {
           ? " Then the design's skeleton (bench/baselines/skeleton.baseline.ts), its processes started with the same " +
             'flag, under the same load, warm-up and recording; each gateway process is set against its twin symbol by ' +
             'symbol, in µs per answer.'
+          : '') +
+        (tracing
+          ? " The gateway's services ran traced as the Helm chart runs them once it has an OTLP endpoint: the " +
+            `OpenTelemetry SDK preloaded, OTEL_TRACES_SAMPLER=${tracing.sampler} with ${tracing.samplerArg}, ` +
+            `${tracing.protocol} to a receiver in the bench process that keeps nothing` +
+            (args.skeleton ? '; the skeleton is never traced.' : '.')
           : ''),
       okPerSecond: gateway.okPerSecond,
       processes: gateway.processes,
       ...(skeleton ? { skeleton } : {}),
+      ...(tracing && receiver ? { telemetry: { ...tracing, ...receiver.receipts() } } : {}),
     };
   } finally {
     log('stopping the cluster and the infrastructure');
     await env.stop();
+    await receiver?.close();
     await rm(workDir, { recursive: true, force: true });
   }
 

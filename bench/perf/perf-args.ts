@@ -11,18 +11,26 @@ export interface PerfArgs {
   skeleton: boolean;
   /** Keeps each process's perf.data under reports/perf-<time>-data/ for `perf report` by hand. */
   keepData: boolean;
+  /** Runs the services traced as the Helm chart runs them once it has an OTLP endpoint (the SDK preloaded, sampling). */
+  telemetry: boolean;
 }
 
 export const PERF_USAGE = [
   'usage: npm run bench:perf -- [--seconds 8] [--keys 256] [--connections 64] [--warmup-runs 3] [--top 25]',
-  '                              [--skeleton] [--keep-data]',
+  '                              [--skeleton] [--keep-data] [--telemetry]',
   '  records edge-auth, provider-proxy and the quota-actor with perf under the gateway benchmark forward load;',
   "  --skeleton records the design's skeleton (its edge, proxy and decider) under the same load after them;",
-  '  --keep-data keeps each perf.data in reports/perf-<time>-data/ (perf report -i <file> --children, by hand)',
+  '  --keep-data keeps each perf.data in reports/perf-<time>-data/ (perf report -i <file> --children, by hand);',
+  "  --telemetry runs the gateway's services traced as the Helm chart runs them with an OTLP endpoint (the SDK",
+  "  preloaded, the chart's sampler), exporting to a receiver in the bench process",
 ].join('\n');
 
-type Switch = 'skeleton' | 'keepData';
-const SWITCHES: Record<string, Switch> = { '--skeleton': 'skeleton', '--keep-data': 'keepData' };
+type Switch = 'skeleton' | 'keepData' | 'telemetry';
+const SWITCHES: Record<string, Switch> = {
+  '--skeleton': 'skeleton',
+  '--keep-data': 'keepData',
+  '--telemetry': 'telemetry',
+};
 
 const FLAGS: Record<string, { key: Exclude<keyof PerfArgs, Switch>; min: number; max: number }> = {
   '--seconds': { key: 'seconds', min: 1, max: 60 },
@@ -42,6 +50,7 @@ export function parsePerfArgs(argv: string[]): PerfArgs | 'help' {
     top: 25,
     skeleton: false,
     keepData: false,
+    telemetry: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i]!.split(/=(.*)/s, 2) as [string, string | undefined];

@@ -1,6 +1,8 @@
 import type { MachineInfo } from '../lib/machine';
+import type { OtlpReceipts } from '../lib/otlp-receiver';
 import type { SkeletonComparison } from './perf-compare';
 import { CATEGORIES, categoryOf, type Category, type SymbolShare } from './perf-symbols';
+import type { ChartTracing } from './perf-telemetry';
 
 export interface ProfiledProcess {
   service: string;
@@ -21,6 +23,8 @@ export interface PerfReport {
   processes: ProfiledProcess[];
   /** With --skeleton: the skeleton's run under the same load, and each gateway process against its twin. */
   skeleton?: { okPerSecond: number; processes: ProfiledProcess[]; comparisons: SkeletonComparison[] };
+  /** With --telemetry: the chart's tracing settings the services ran with, and what they exported over the whole run. */
+  telemetry?: ChartTracing & OtlpReceipts;
 }
 
 const fixed = (value: number, digits = 1) => (Number.isFinite(value) ? value.toFixed(digits) : 'n/a');
@@ -86,6 +90,14 @@ export function renderPerfMarkdown(report: PerfReport): string {
     '',
     `Measured run: ${Math.round(report.okPerSecond)} 2xx answers a second.`,
     '',
+    ...(report.telemetry
+      ? [
+          `Traced as the chart ships it (${report.telemetry.sampler} ${report.telemetry.samplerArg}, ` +
+            `${report.telemetry.protocol}): ${report.telemetry.exports} trace exports of ` +
+            `${fixed(report.telemetry.bytes / 1024, 0)} KiB in all, warm-up included.`,
+          '',
+        ]
+      : []),
     "Self time by category: the share of each process's samples, and in brackets that share of its CPU per answer.",
     '',
     ...categoryTable(report.processes),

@@ -88,9 +88,11 @@ describe('the command line of bench:perf', () => {
       top: 10,
       skeleton: false,
       keepData: false,
+      telemetry: false,
     });
     expect(parsePerfArgs(['--skeleton', '--keys=8'])).toMatchObject({ skeleton: true, keys: 8, keepData: false });
     expect(parsePerfArgs(['--keep-data'])).toMatchObject({ skeleton: false, keepData: true });
+    expect(parsePerfArgs(['--telemetry'])).toMatchObject({ telemetry: true, skeleton: false });
     expect(parsePerfArgs(['-h'])).toBe('help');
   });
 
@@ -129,5 +131,28 @@ describe('the bench:perf report', () => {
       '| 7.7 % (1.55 µs) | V8 builtins (inline caches, promises, calls) | `Builtins_FindOrderedHashMapEntry` |',
     );
     expect(markdown).toContain('| 5.8 % (1.16 µs) | kernel | `finish_task_switch.isra.0` |');
+    expect(markdown).not.toContain('Traced as the chart ships it');
+  });
+
+  it('says how the services were traced with --telemetry, and how much they exported', () => {
+    const markdown = renderPerfMarkdown({
+      startedAt: '2026-12-06T04:00:00.000Z',
+      finishedAt: '2026-12-06T04:01:00.000Z',
+      machine: { nproc: 2, cpuModel: 'Test CPU', memoryGiB: 24, node: 'v26', kernel: '6', loadAverageAtStart: 0.5 },
+      method: 'the method',
+      okPerSecond: 4_121,
+      processes: [],
+      telemetry: {
+        protocol: 'http/protobuf',
+        sampler: 'parentbased_traceidratio',
+        samplerArg: '0.1',
+        exports: 12,
+        bytes: 3 * 1024 * 1024,
+      },
+    });
+    expect(markdown).toContain(
+      'Traced as the chart ships it (parentbased_traceidratio 0.1, http/protobuf): 12 trace exports of 3072 KiB in all, ' +
+        'warm-up included.',
+    );
   });
 });

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { dockerfile as generatedDockerfile } from '../../scripts/ci/dockerfiles';
@@ -143,5 +144,17 @@ describe('the images', () => {
     expect(ignored).toEqual(
       expect.arrayContaining(['**/node_modules', '**/dist', '.git', '.local', '.tools', '**/*.test.ts', '**/.env']),
     );
+  });
+});
+
+describe("the images' Node for benchmarks", () => {
+  it('is the version every image is built on (scripts/tools/image-node.sh)', () => {
+    const printed = execFileSync('bash', [join(root, 'scripts', 'tools', 'image-node.sh'), '--version'], {
+      encoding: 'utf8',
+    }).trim();
+    for (const service of services) {
+      const image = stages(readFileSync(join(root, 'services', service, 'Dockerfile'), 'utf8')).args.NODE_IMAGE ?? '';
+      expect(image.startsWith(`node:${printed}-`)).toBe(true);
+    }
   });
 });

@@ -5,6 +5,7 @@ import {
   SpanKind,
   SpanStatusCode,
   trace,
+  TraceFlags,
   type Attributes,
   type Context,
   type Span,
@@ -73,6 +74,15 @@ export function extractTraceContext(msgHeaders?: MsgHdrs): Context {
   return msgHeaders === undefined ? active : propagation.extract(active, msgHeaders, getter);
 }
 
+function isUnsampledRemote(span: Span): boolean {
+  const spanContext = span.spanContext();
+  return (
+    spanContext.isRemote === true &&
+    (spanContext.traceFlags & TraceFlags.SAMPLED) === 0 &&
+    isSpanContextValid(spanContext)
+  );
+}
+
 function recordFailure(span: Span, error: unknown): void {
   if (error instanceof Error) {
     span.recordException(error);
@@ -139,6 +149,12 @@ export async function withConsumerSpan<T>(
   attributes?: Attributes,
 ): Promise<T> {
   const parent = extractTraceContext(msg.headers);
+  const sender = trace.getSpan(parent);
+  if (sender !== undefined && isUnsampledRemote(sender)) {
+    // The sender's trace is not sampled, and the gateway's services follow the sender's decision (parent-based
+    // sampling, as the chart sets it): no span here, the sender's context handed on as it came.
+    return context.with(parent, fn, undefined, sender);
+  }
   const span = tracer.startSpan(name, { kind: SpanKind.CONSUMER }, parent);
   if (!span.isRecording()) {
     // Nothing to record: at most hand an incoming trace context on, without building attributes.

@@ -1,0 +1,53 @@
+import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { repoRoot } from '@gateway/testing';
+import { startOtlpReceiver } from '../lib/otlp-receiver';
+import { chartTracing, tracedServiceEnv } from './perf-telemetry';
+
+describe('bench:perf --telemetry', () => {
+  it("runs the services with the chart's own tracing settings and the variables its template sets", () => {
+    const tracing = chartTracing(repoRoot());
+    expect(tracing).toEqual({ protocol: 'http/protobuf', sampler: 'parentbased_traceidratio', samplerArg: '0.1' });
+    const env = tracedServiceEnv('edge-auth', 'http://127.0.0.1:4318', tracing, repoRoot());
+    const template = readFileSync(join(repoRoot(), 'charts', 'gateway', 'templates', '_helpers.tpl'), 'utf8');
+    for (const name of Object.keys(env).filter((variable) => variable.startsWith('OTEL_'))) {
+      expect(template).toContain(`- name: ${name}`);
+    }
+    expect(env).toMatchObject({ OTEL_SERVICE_NAME: 'edge-auth', OTEL_TRACES_SAMPLER_ARG: '0.1' });
+    // The preload the images require (@gateway/telemetry/register), compiled.
+    const manifest = JSON.parse(readFileSync(join(repoRoot(), 'libs', 'telemetry', 'package.json'), 'utf8')) as {
+      exports: Record<string, { default: string }>;
+    };
+    expect(env.NODE_OPTIONS).toBe(
+      `--require ${join(repoRoot(), 'libs', 'telemetry', manifest.exports['./register']!.default)}`,
+    );
+  });
+
+  it('refuses a chart whose tracing is off or incomplete rather than run untraced', () => {
+    const root = mkdtempSync(join(tmpdir(), 'chart-'));
+    mkdirSync(join(root, 'charts', 'gateway'), { recursive: true });
+    const values = (text: string) => writeFileSync(join(root, 'charts', 'gateway', 'values.yaml'), text);
+    values('opentelemetry:\n  enabled: false\n  protocol: grpc\n  sampler: always_on\n  samplerArg: "1"\n');
+    expect(() => chartTracing(root)).toThrow(/enabled is not true/);
+    values('opentelemetry:\n  enabled: true\n  protocol: grpc\n  sampler: always_on\n');
+    expect(() => chartTracing(root)).toThrow(/opentelemetry.samplerArg/);
+  });
+
+  it('counts the trace exports it receives and answers each as a collector does, keeping nothing', async () => {
+    const receiver = await startOtlpReceiver();
+    try {
+      const post = (path: string, type: string, body: string) =>
+        fetch(`${receiver.endpoint}${path}`, { method: 'POST', headers: { 'Content-Type': type }, body });
+      const protobuf = await post('/v1/traces', 'application/x-protobuf', 'x'.repeat(300));
+      expect(protobuf.status).toBe(200);
+      expect((await protobuf.arrayBuffer()).byteLength).toBe(0);
+      const json = await post('/v1/traces', 'application/json', '{"resourceSpans":[]}');
+      expect(await json.text()).toBe('{}');
+      await (await post('/v1/metrics', 'application/x-protobuf', 'm')).arrayBuffer();
+      expect(receiver.receipts()).toEqual({ exports: 2, bytes: 300 + '{"resourceSpans":[]}'.length });
+    } finally {
+      await receiver.close();
+    }
+  });
+});
