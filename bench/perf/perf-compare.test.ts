@@ -1,4 +1,5 @@
 import { compareWithSkeleton, type ProcessProfile } from './perf-compare';
+import { reportRun } from './perf-report.fixture';
 import { renderPerfMarkdown } from './perf-report';
 import { categoryShares, type SymbolShare } from './perf-symbols';
 
@@ -67,10 +68,7 @@ describe('a gateway process against its skeleton twin', () => {
       top: profile.shares,
     });
     const markdown = renderPerfMarkdown({
-      startedAt: '2026-12-06T20:00:00.000Z',
-      finishedAt: '2026-12-06T20:02:00.000Z',
-      machine: { nproc: 2, cpuModel: 'Test CPU', memoryGiB: 24, node: 'v20', kernel: '6', loadAverageAtStart: 0.5 },
-      method: 'the method',
+      ...reportRun(),
       okPerSecond: 7_000,
       processes: [profiled(edgeAuth, 1)],
       skeleton: { okPerSecond: 9_000.4, processes: [profiled(skeletonEdge, 2)], comparisons: [comparison] },

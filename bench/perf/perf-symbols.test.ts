@@ -1,3 +1,4 @@
+import { reportRun } from './perf-report.fixture';
 import { renderPerfMarkdown } from './perf-report';
 import { parsePerfArgs } from './perf-args';
 import { CATEGORIES, categoryOf, categoryShares, parsePerfReport, type SymbolShare } from './perf-symbols';
@@ -109,10 +110,7 @@ describe('the bench:perf report', () => {
   it('gives each category and each top symbol as a share and as µs of the process’s CPU per answer', () => {
     const shares = parsePerfReport(REPORT);
     const markdown = renderPerfMarkdown({
-      startedAt: '2026-12-06T04:00:00.000Z',
-      finishedAt: '2026-12-06T04:01:00.000Z',
-      machine: { nproc: 2, cpuModel: 'Test CPU', memoryGiB: 24, node: 'v20', kernel: '6', loadAverageAtStart: 0.5 },
-      method: 'the method',
+      ...reportRun(),
       okPerSecond: 7_812.4,
       processes: [
         {
@@ -136,10 +134,7 @@ describe('the bench:perf report', () => {
 
   it('says how the services were traced with --telemetry, and how much they exported', () => {
     const markdown = renderPerfMarkdown({
-      startedAt: '2026-12-06T04:00:00.000Z',
-      finishedAt: '2026-12-06T04:01:00.000Z',
-      machine: { nproc: 2, cpuModel: 'Test CPU', memoryGiB: 24, node: 'v26', kernel: '6', loadAverageAtStart: 0.5 },
-      method: 'the method',
+      ...reportRun('v26'),
       okPerSecond: 4_121,
       processes: [],
       telemetry: {
