@@ -24,7 +24,7 @@ import type { NatsConnection } from 'nats';
 import type { Config } from './config';
 import { answerClientError } from './gateway/client-error';
 import { createGatewayHandler } from './gateway/gateway.handler';
-import { bypassInstrumentedEmit, inRequestSpan } from './http/request-span';
+import { bypassInstrumentedEmit, requestRunner } from './http/request-span';
 import { TurnBatchedResponse } from './http/turn-batched-response';
 
 export interface EdgeAuth {
@@ -116,6 +116,7 @@ export async function startEdgeAuth(config: Config, logger: Logger): Promise<Edg
       outcome: counterSeries(outcomes, { code: status < 400 ? 'ok' : String(status) }),
     }),
   );
+  const inRequestSpan = requestRunner();
   const server = createServer({ ServerResponse: TurnBatchedResponse }, (req, res) => {
     if (!isGatewayPath(req.url)) return isProbe(req.url) ? app(req, res) : inRequestSpan(undefined, req, res, app);
     const started = performance.now();

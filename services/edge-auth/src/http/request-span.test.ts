@@ -5,11 +5,23 @@ import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { bypassInstrumentedEmit, inRequestSpan } from './request-span';
+import { bypassInstrumentedEmit, inRequestSpan, requestRunner } from './request-span';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CALLER_SPAN_ID = '00f067aa0ba902b7';
 const ROUTE = '/v1/:provider/*';
+
+describe('edge-auth requests without a tracer provider', () => {
+  it('run the handler alone: no span, no context of their own', () => {
+    const run = requestRunner();
+    const req = {} as http.IncomingMessage;
+    const res = {} as http.ServerResponse;
+    const seen: unknown[] = [];
+    run('/v1/me', req, res, (...args) => seen.push(...args, trace.getActiveSpan()));
+    expect(run).not.toBe(inRequestSpan);
+    expect(seen).toEqual([req, res, undefined]);
+  });
+});
 
 describe('edge-auth request spans', () => {
   const exporter = new InMemorySpanExporter();
@@ -76,6 +88,10 @@ describe('edge-auth request spans', () => {
     }
     return serverSpans();
   }
+
+  it('are run in their span once a tracer provider is registered', () => {
+    expect(requestRunner()).toBe(inRequestSpan);
+  });
 
   it("makes one SERVER span per request, child of the caller's sampled trace, with the HTTP attributes but the query", async () => {
     let active: string | undefined;

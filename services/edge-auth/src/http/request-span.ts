@@ -1,9 +1,34 @@
 import { setSafeAttributes } from '@gateway/telemetry';
-import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import {
+  context,
+  isSpanContextValid,
+  propagation,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+} from '@opentelemetry/api';
 import { EventEmitter } from 'node:events';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 
 const tracer = trace.getTracer('@gateway/edge-auth');
+
+export type RequestHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/**
+ * What runs each request: inRequestSpan when a tracer provider is registered (the SDK preloaded), else the handler
+ * alone, so that a service without tracing pays nothing for it. Asked once, when the server is built.
+ */
+export function requestRunner(): (
+  route: string | undefined,
+  req: IncomingMessage,
+  res: ServerResponse,
+  handle: RequestHandler,
+) => void {
+  const probe = tracer.startSpan('probe');
+  const traced = isSpanContextValid(probe.spanContext());
+  return traced ? inRequestSpan : (_route, req, res, handle) => handle(req, res);
+}
 
 /**
  * Runs `handle` inside the request's SERVER span, child of the caller's trace context (W3C traceparent and baggage)
@@ -18,7 +43,7 @@ export function inRequestSpan(
   route: string | undefined,
   req: IncomingMessage,
   res: ServerResponse,
-  handle: (req: IncomingMessage, res: ServerResponse) => void,
+  handle: RequestHandler,
 ): void {
   const method = req.method ?? 'GET';
   const parent = carriesTraceContext(req) ? propagation.extract(ROOT_CONTEXT, req.headers) : ROOT_CONTEXT;
