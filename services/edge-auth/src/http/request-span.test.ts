@@ -135,6 +135,13 @@ describe('edge-auth request spans', () => {
     expect(handed).toEqual({ traceId: TRACE_ID, traceFlags: 0 });
   });
 
+  it('names an IPv6 server without its brackets, and its port apart', async () => {
+    const origin = await serve((_req, res) => res.writeHead(200).end());
+    await get(`${origin}/v1/video-ads/x`, { host: '[::1]:8443', traceparent: `00-${TRACE_ID}-${CALLER_SPAN_ID}-01` });
+    const [span] = await untilServerSpans(1);
+    expect(span!.attributes).toMatchObject({ 'server.address': '::1', 'server.port': 8443 });
+  });
+
   it('starts a trace of its own for a caller that sent none', async () => {
     const origin = await serve((_req, res) => res.writeHead(200).end());
     await get(`${origin}/v1/video-ads/x`);
