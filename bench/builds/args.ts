@@ -10,13 +10,18 @@ export interface BuildsArgs {
   seconds: number;
   keys: number;
   connections: number;
+  /** Every process traced as the Helm chart runs them with an OTLP endpoint, each build's with its own preload. */
+  telemetry: boolean;
 }
 
 export const USAGE = [
   'usage: npm run bench:builds -- --builds <ref>,<ref>[,...] [--service edge-auth|provider-proxy|quota-actor]',
   '                               [--rounds 5] [--warmup-rounds 2] [--seconds 5] [--keys 256] [--connections 64]',
+  '                               [--telemetry]',
   '  --builds   git refs to compare, the first being the baseline; . is the working tree with its changes',
   '  --service  the service whose CPU per forwarded answer is compared (default edge-auth)',
+  "  --telemetry  every process traced as the Helm chart runs them with an OTLP endpoint (the chart's sampler),",
+  "             each build's process with its own build's preload",
 ].join('\n');
 
 const DEFAULTS: Omit<BuildsArgs, 'builds'> = {
@@ -26,6 +31,7 @@ const DEFAULTS: Omit<BuildsArgs, 'builds'> = {
   seconds: 5,
   keys: 256,
   connections: 64,
+  telemetry: false,
 };
 
 /** Bounds that keep a comparison finite and on loopback-sized loads. */
@@ -51,6 +57,10 @@ export function parseBuildsArgs(argv: string[]): BuildsArgs | 'help' {
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
     if (flag === '--help' || flag === '-h') return 'help';
+    if (flag === '--telemetry' && inline === undefined) {
+      args.telemetry = true;
+      continue;
+    }
     if (flag !== '--builds' && flag !== '--service' && !NUMERIC_FLAGS[flag]) {
       throw new Error(`unknown argument ${flag}\n${USAGE}`);
     }

@@ -124,10 +124,13 @@ describe('the command line', () => {
       seconds: 5,
       keys: 256,
       connections: 64,
+      telemetry: false,
     });
     expect(parseBuildsArgs(['--builds', 'main~1,.', '--service', 'quota-actor'])).toMatchObject({
       service: 'quota-actor',
     });
+    expect(parseBuildsArgs(['--telemetry', '--builds', 'main~1,.'])).toMatchObject({ telemetry: true });
+    expect(() => parseBuildsArgs(['--builds', 'main~1,.', '--telemetry=yes'])).toThrow(/unknown argument --telemetry/);
     expect(parseBuildsArgs(['-h'])).toBe('help');
   });
 

@@ -17,6 +17,8 @@ import { reportStamp, runMain, writeReportFiles } from '../lib/report-files';
 import { ensureDebianTool } from '../lib/tools';
 import { runWrk } from '../load/wrk.runner';
 import { BenchEnvironment } from '../setup/bench-environment';
+import { chartTracing, tracedServiceEnv, traceServices } from '../lib/chart-tracing';
+import { startOtlpReceiver } from '../lib/otlp-receiver';
 import { buildIn, prepareCheckout, type Checkout } from './checkouts';
 import { heapFigures, scrapeMetricsOrNone } from './heap';
 import { parseBuildsArgs, USAGE, type ComparedService } from './args';
@@ -42,10 +44,13 @@ async function startContender(
   service: ComparedService,
   checkout: Checkout,
   index: number,
+  traced: ((service: ComparedService, root: string) => Record<string, string>) | undefined,
 ): Promise<Contender> {
   const from = { root: checkout.root };
+  // Traced, the build's process preloads its own build's telemetry; the path's other processes are this checkout's.
+  const tracing = traced?.(service, checkout.root) ?? {};
   if (service === 'edge-auth') {
-    const edge = await env.cluster.startEdge({ PROVIDER_PROXY_TRANSPORT: 'stream' }, from);
+    const edge = await env.cluster.startEdge({ PROVIDER_PROXY_TRANSPORT: 'stream', ...tracing }, from);
     return { checkout, measured: edge, origin: edge.url, started: [edge] };
   }
   if (service === 'quota-actor') {
@@ -56,11 +61,11 @@ async function startContender(
       // Read by builds from before node leases only, which kept their live members in a bucket of its own.
       MEMBERS_BUCKET: `${shared.LEASE_BUCKET}_members_b${index}`,
     };
-    const actor = await env.cluster.startActor({ ...own, NODE_ID: `builds-actor-${index}` }, from);
+    const actor = await env.cluster.startActor({ ...own, NODE_ID: `builds-actor-${index}`, ...tracing }, from);
     const edge = await env.cluster.startEdge({ PROVIDER_PROXY_TRANSPORT: 'stream', ...own });
     return { checkout, measured: actor, origin: edge.url, started: [actor, edge] };
   }
-  const proxy = await env.cluster.startProxy({}, from);
+  const proxy = await env.cluster.startProxy(tracing, from);
   const edge = await env.cluster.startEdge({
     PROVIDER_PROXY_TRANSPORT: 'stream',
     PROVIDER_PROXY_ADDRESS: new URL(proxy.urls.grpc!).host,
@@ -112,9 +117,11 @@ async function main(): Promise<void> {
   const workDir = await mkdtemp(join(tmpdir(), 'gateway-builds-'));
   const checkouts: Checkout[] = [];
   let env: BenchEnvironment | undefined;
+  let receiver: Awaited<ReturnType<typeof startOtlpReceiver>> | undefined;
   let stopping = false;
   const cleanUp = async () => {
     await env?.stop().catch(() => undefined);
+    await receiver?.close();
     for (const checkout of checkouts) await checkout.remove();
     await rm(workDir, { recursive: true, force: true });
   };
@@ -133,11 +140,21 @@ async function main(): Promise<void> {
       await buildIn(repoRoot());
       for (const ref of args.builds) checkouts.push(await prepareCheckout(ref, workDir, log));
 
+      const tracing = args.telemetry ? chartTracing(repoRoot()) : undefined;
+      receiver = tracing ? await startOtlpReceiver() : undefined;
+      const traced =
+        tracing && receiver
+          ? (service: ComparedService, root: string) => tracedServiceEnv(service, receiver!.endpoint, tracing, root)
+          : undefined;
+      if (tracing && receiver) {
+        log(`telemetry: ${tracing.sampler} ${tracing.samplerArg}, ${tracing.protocol} to ${receiver.endpoint}`);
+        traceServices(receiver.endpoint, tracing, repoRoot());
+      }
       env = await BenchEnvironment.start({ loadKeys: args.keys, monthlyQuota: 5_000, compiled: true, log });
       log(`builds: starting ${args.service} of ${checkouts.map((checkout) => checkout.label).join(', ')}`);
       const contenders: Contender[] = [];
       for (const [index, checkout] of checkouts.entries()) {
-        contenders.push(await startContender(env, args.service, checkout, index));
+        contenders.push(await startContender(env, args.service, checkout, index, traced));
       }
 
       const { path, query } = env.platformPathAndQuery();
@@ -210,7 +227,12 @@ async function main(): Promise<void> {
       `; wrk 1 thread, ${args.connections} connections, ${args.seconds} s per run; ${args.warmupRounds} rounds of ` +
       `warm-up, then ${args.rounds} measured rounds, each build once per round in an order that moves on one build ` +
       'per round, after the processes settle; CPU from /proc (utime + stime of the process over the run); its ' +
-      'collector from its /metrics before and after each run (old space in use at the end, mark-compacts, pauses).',
+      'collector from its /metrics before and after each run (old space in use at the end, mark-compacts, pauses).' +
+      (args.telemetry
+        ? " Every process traced as the Helm chart runs them with an OTLP endpoint (the SDK preloaded, the chart's " +
+          "sampler and protocol from charts/gateway/values.yaml), each build's process with its own build's preload, " +
+          'spans exported to a receiver in the bench process that keeps nothing.'
+        : ''),
     target: `GET /v1/video-ads/v1.3/advertiser/info/ over ${args.keys} keys (the gateway benchmark's forward path)`,
     builds: summaries,
     notes: ['Builds are comparable within this report only: the same machine a few minutes later can differ by 2-3x.'],

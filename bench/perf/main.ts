@@ -24,35 +24,16 @@ import { reportStamp, runMain, writeReportFiles } from '../lib/report-files';
 import { ensureDebianTool } from '../lib/tools';
 import { runWrk, type WrkResult } from '../load/wrk.runner';
 import { BenchEnvironment } from '../setup/bench-environment';
+import { addServiceEnv, chartTracing, SERVICE_VARIABLES, traceServices } from '../lib/chart-tracing';
 import { startOtlpReceiver } from '../lib/otlp-receiver';
 import { parsePerfArgs, PERF_USAGE, type PerfArgs } from './perf-args';
 import { compareWithSkeleton, type ProcessProfile } from './perf-compare';
 import { renderPerfMarkdown, type PerfReport, type ProfiledProcess } from './perf-report';
 import { categoryShares, parsePerfReport } from './perf-symbols';
-import { chartTracing, tracedServiceEnv } from './perf-telemetry';
 
 const NAMED_JIT = '--perf-basic-prof-only-functions';
 /** Load before and after the recording, so perf sees the middle of a steady run. */
 const MARGIN_SECONDS = 2;
-
-type ServiceVariable = 'BENCH_EDGE_ENV' | 'BENCH_PROXY_ENV' | 'BENCH_ACTOR_ENV';
-const SERVICE_VARIABLES: [ServiceVariable, string][] = [
-  ['BENCH_EDGE_ENV', 'edge-auth'],
-  ['BENCH_PROXY_ENV', 'provider-proxy'],
-  ['BENCH_ACTOR_ENV', 'quota-actor'],
-];
-
-/**
- * Adds variables to those the bench environment gives one kind of process: NODE_OPTIONS are joined, so that the flag
- * that names JIT-compiled functions and the preload of --telemetry both stay.
- */
-function addServiceEnv(variable: ServiceVariable, added: Record<string, string>): void {
-  const extra = JSON.parse(process.env[variable] || '{}') as Record<string, string>;
-  for (const [name, value] of Object.entries(added)) {
-    extra[name] = name === 'NODE_OPTIONS' ? [extra.NODE_OPTIONS, value].filter(Boolean).join(' ') : value;
-  }
-  process.env[variable] = JSON.stringify(extra);
-}
 
 interface Subject {
   service: string;
@@ -170,9 +151,7 @@ async function main(): Promise<void> {
   const receiver = tracing ? await startOtlpReceiver() : undefined;
   if (tracing && receiver) {
     log(`telemetry: ${tracing.sampler} ${tracing.samplerArg}, ${tracing.protocol} to ${receiver.endpoint}`);
-    for (const [variable, service] of SERVICE_VARIABLES) {
-      addServiceEnv(variable, tracedServiceEnv(service, receiver.endpoint, tracing, repoRoot()));
-    }
+    traceServices(receiver.endpoint, tracing, repoRoot());
   }
   const workDir = await mkdtemp(join(tmpdir(), 'gateway-perf-'));
   const keptDataDir = args.keepData

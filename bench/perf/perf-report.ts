@@ -1,8 +1,8 @@
 import type { MachineInfo } from '../lib/machine';
+import type { ChartTracing } from '../lib/chart-tracing';
 import type { OtlpReceipts } from '../lib/otlp-receiver';
 import type { SkeletonComparison } from './perf-compare';
 import { CATEGORIES, categoryOf, type Category, type SymbolShare } from './perf-symbols';
-import type { ChartTracing } from './perf-telemetry';
 
 export interface ProfiledProcess {
   service: string;

@@ -2,10 +2,10 @@ import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '@gateway/testing';
-import { startOtlpReceiver } from '../lib/otlp-receiver';
-import { chartTracing, tracedServiceEnv } from './perf-telemetry';
+import { chartTracing, tracedServiceEnv } from './chart-tracing';
+import { startOtlpReceiver } from './otlp-receiver';
 
-describe('bench:perf --telemetry', () => {
+describe('--telemetry of bench:perf and bench:builds', () => {
   it("runs the services with the chart's own tracing settings and the variables its template sets", () => {
     const tracing = chartTracing(repoRoot());
     expect(tracing).toEqual({ protocol: 'http/protobuf', sampler: 'parentbased_traceidratio', samplerArg: '0.1' });

@@ -43,3 +43,31 @@ export function tracedServiceEnv(
     OTEL_TRACES_SAMPLER_ARG: tracing.samplerArg,
   };
 }
+
+/** The variables the bench environment adds to every process of one kind (bench-environment.ts). */
+export type ServiceVariable = 'BENCH_EDGE_ENV' | 'BENCH_PROXY_ENV' | 'BENCH_ACTOR_ENV';
+
+export const SERVICE_VARIABLES: [ServiceVariable, 'edge-auth' | 'provider-proxy' | 'quota-actor'][] = [
+  ['BENCH_EDGE_ENV', 'edge-auth'],
+  ['BENCH_PROXY_ENV', 'provider-proxy'],
+  ['BENCH_ACTOR_ENV', 'quota-actor'],
+];
+
+/**
+ * Adds variables to those the bench environment gives one kind of process: NODE_OPTIONS are joined, so that a flag
+ * set before (bench:perf's JIT names) and the preload of --telemetry both stay.
+ */
+export function addServiceEnv(variable: ServiceVariable, added: Record<string, string>): void {
+  const extra = JSON.parse(process.env[variable] || '{}') as Record<string, string>;
+  for (const [name, value] of Object.entries(added)) {
+    extra[name] = name === 'NODE_OPTIONS' ? [extra.NODE_OPTIONS, value].filter(Boolean).join(' ') : value;
+  }
+  process.env[variable] = JSON.stringify(extra);
+}
+
+/** Has the bench environment start edge-auth, provider-proxy and the quota-actor of `repoRoot` traced. */
+export function traceServices(endpoint: string, tracing: ChartTracing, repoRoot: string): void {
+  for (const [variable, service] of SERVICE_VARIABLES) {
+    addServiceEnv(variable, tracedServiceEnv(service, endpoint, tracing, repoRoot));
+  }
+}
