@@ -36,3 +36,4 @@ export type { HandedConnections } from './connection-handoff';
 export type { WorkerProcessesOptions } from './worker-processes';
 export { isSecretName, setSafeAttributes } from './safe-attributes';
 export { activeTraceContext, isSampledTraceparent, sampledTraceparent } from './trace-context';
+export { isUntracedPath } from './untraced-paths';

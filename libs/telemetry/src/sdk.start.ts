@@ -5,14 +5,10 @@ import { core, NodeSDK } from '@opentelemetry/sdk-node';
 import type { TelemetryPlan } from './otel-env.config';
 import { redactIncomingQuery, redactUrl, SECRET_QUERY_PARAMS } from './safe-attributes';
 import { registerRunningTelemetry } from './telemetry.lifecycle';
-
-/** Probes and scrapes arrive every few seconds and would bury the requests worth reading. */
-const UNTRACED_PATHS = new Set(['/metrics', '/healthz', '/readyz', '/livez']);
+import { isUntracedPath } from './untraced-paths';
 
 function isProbe(req: IncomingMessage): boolean {
-  const url = req.url ?? '';
-  const queryStart = url.indexOf('?');
-  return UNTRACED_PATHS.has(queryStart === -1 ? url : url.slice(0, queryStart));
+  return isUntracedPath(req.url);
 }
 
 function instrumentations(plan: TelemetryPlan) {

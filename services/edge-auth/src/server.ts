@@ -8,6 +8,7 @@ import {
   createMetrics,
   createTalliedHistogram,
   drainHttpServer,
+  isUntracedPath,
   serveHandedConnections,
   metricsHandler,
   seriesByLabels,
@@ -118,7 +119,8 @@ export async function startEdgeAuth(config: Config, logger: Logger): Promise<Edg
   );
   const inRequestSpan = requestRunner();
   const server = createServer({ ServerResponse: TurnBatchedResponse }, (req, res) => {
-    if (!isGatewayPath(req.url)) return isProbe(req.url) ? app(req, res) : inRequestSpan(undefined, req, res, app);
+    if (!isGatewayPath(req.url))
+      return isUntracedPath(req.url) ? app(req, res) : inRequestSpan(undefined, req, res, app);
     const started = performance.now();
     const route = req.url!.startsWith('/v1/me') ? '/v1/me' : '/v1/:provider/*';
     res.on('finish', () => {
@@ -143,12 +145,6 @@ export async function startEdgeAuth(config: Config, logger: Logger): Promise<Edg
       await nc.drain();
     },
   };
-}
-
-/** Probes and scrapes come every few seconds and would bury the requests worth reading: they are not traced. */
-function isProbe(url: string | undefined): boolean {
-  const path = url?.split('?', 1)[0];
-  return path === '/healthz' || path === '/readyz' || path === '/metrics';
 }
 
 /** /v1 and everything under it (the handler itself tells /v1/me, providers and unknown paths apart). */

@@ -8,8 +8,8 @@ import {
 import { requestIdOf, sendProblem, sendProblemFields, toGatewayCode, wasNotForwarded } from '@gateway/errors';
 import type { ProviderCaller, ResponseHeadInfo, ResponseSink } from '@gateway/proto';
 import { hashApiKey, isWellFormedApiKey } from '@gateway/store';
-import { sampledTraceparent, setSafeAttributes, type Logger } from '@gateway/telemetry';
-import { context, propagation, trace, type Span } from '@opentelemetry/api';
+import { activeTraceContext, sampledTraceparent, setSafeAttributes, type Logger } from '@gateway/telemetry';
+import { trace, type Span } from '@opentelemetry/api';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { createGzip } from 'node:zlib';
@@ -80,7 +80,7 @@ export function createGatewayHandler(deps: GatewayDeps) {
     const ip = deps.clientAddress(req.socket.remoteAddress, headerValue(req.headers['x-forwarded-for']));
     // The trace context the request runs in: all of it goes to provider-proxy, its traceparent to the actor when the
     // trace is sampled (the actor's decision span records nothing under an unsampled parent).
-    const traceContext = currentTraceContext();
+    const traceContext = activeTraceContext();
     const traceparent = sampledTraceparent(traceContext);
     const span = trace.getActiveSpan();
     const isGet = req.method === 'GET';
@@ -452,12 +452,6 @@ function acceptsGzip(req: IncomingMessage): boolean {
 
 function headerValue(value: string | string[] | undefined): string | undefined {
   return Array.isArray(value) ? value.join(',') : value;
-}
-
-function currentTraceContext(): Record<string, string> {
-  const carrier: Record<string, string> = {};
-  propagation.inject(context.active(), carrier);
-  return carrier;
 }
 
 /** GET /v1/deprecations/{provider}/{version}: the human-readable page the Link header of a retiring version names. */
