@@ -35,5 +35,11 @@ export { serveHandedConnections } from './connection-handoff';
 export type { HandedConnections } from './connection-handoff';
 export type { WorkerProcessesOptions } from './worker-processes';
 export { isSecretName, setSafeAttributes } from './safe-attributes';
-export { activeTraceContext, isSampledTraceparent, sampledTraceparent } from './trace-context';
+export {
+  activeTraceContext,
+  isSampledTraceparent,
+  sampledTraceparent,
+  samplerFollowsParent,
+  unsampledParent,
+} from './trace-context';
 export { isUntracedPath } from './untraced-paths';

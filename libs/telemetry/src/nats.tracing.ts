@@ -5,7 +5,6 @@ import {
   SpanKind,
   SpanStatusCode,
   trace,
-  TraceFlags,
   type Attributes,
   type Context,
   type Span,
@@ -14,6 +13,7 @@ import {
 } from '@opentelemetry/api';
 import { headers as createHeaders, type MsgHdrs } from 'nats';
 import { setSafeAttributes } from './safe-attributes';
+import { unsampledParent } from './trace-context';
 
 // Messaging semantic conventions (still "incubating" upstream, hence spelled out rather than imported).
 const ATTR_MESSAGING_SYSTEM = 'messaging.system';
@@ -74,15 +74,6 @@ export function extractTraceContext(msgHeaders?: MsgHdrs): Context {
   return msgHeaders === undefined ? active : propagation.extract(active, msgHeaders, getter);
 }
 
-function isUnsampledRemote(span: Span): boolean {
-  const spanContext = span.spanContext();
-  return (
-    spanContext.isRemote === true &&
-    (spanContext.traceFlags & TraceFlags.SAMPLED) === 0 &&
-    isSpanContextValid(spanContext)
-  );
-}
-
 function recordFailure(span: Span, error: unknown): void {
   if (error instanceof Error) {
     span.recordException(error);
@@ -115,7 +106,8 @@ export function startProducerSpan(name: string, attributes: NatsSpanAttributes):
 /**
  * Runs `fn` (which publishes or requests) inside a PRODUCER span, handing it the headers to send: they carry
  * the trace context, or are `undefined` when there is none to carry (no SDK, nothing sampled and no incoming
- * trace), so that an untraced message stays header-less. Ends the span; a rejection marks it failed and is
+ * trace), so that an untraced message stays header-less. Under an unsampled parent no span is started and the
+ * headers carry the parent's context. Ends the span; a rejection marks it failed and is
  * rethrown.
  */
 export async function withProducerSpan<T>(
@@ -123,6 +115,14 @@ export async function withProducerSpan<T>(
   attributes: NatsSpanAttributes,
   fn: (headers: MsgHdrs | undefined, span: Span) => T | Promise<T>,
 ): Promise<T> {
+  const parent = unsampledParent(context.active());
+  if (parent !== undefined) {
+    // The span would record nothing: the message carries its parent's context instead, so that the consumer follows
+    // the same decision.
+    const headers = createHeaders();
+    injectTraceHeaders(headers);
+    return fn(headers, parent);
+  }
   const span = startProducerSpan(name, attributes);
   if (!span.isRecording() && !isSpanContextValid(span.spanContext())) return fn(undefined, span);
   const headers = createHeaders();
@@ -149,8 +149,8 @@ export async function withConsumerSpan<T>(
   attributes?: Attributes,
 ): Promise<T> {
   const parent = extractTraceContext(msg.headers);
-  const sender = trace.getSpan(parent);
-  if (sender !== undefined && isUnsampledRemote(sender)) {
+  const sender = unsampledParent(parent);
+  if (sender !== undefined) {
     // The sender's trace is not sampled, and the gateway's services follow the sender's decision (parent-based
     // sampling, as the chart sets it): no span here, the sender's context handed on as it came.
     return context.with(parent, fn, undefined, sender);

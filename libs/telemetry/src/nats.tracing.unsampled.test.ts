@@ -1,4 +1,5 @@
 import { context, trace, type Span } from '@opentelemetry/api';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import {
   AlwaysOnSampler,
   InMemorySpanExporter,
@@ -6,21 +7,21 @@ import {
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-node';
 import { headers } from 'nats';
-import { withConsumerSpan } from './nats.tracing';
+import { withConsumerSpan, withProducerSpan } from './nats.tracing';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const SENDER_SPAN_ID = '00f067aa0ba902b7';
 
 // A sampler that ignores the parent: what this file checks is that a consumer does not even ask it under an
 // unsampled sender, as the services run with a parent-based sampler that would record nothing there.
-describe('nats consumer spans under an unsampled sender', () => {
+describe('nats spans under an unsampled sender', () => {
   const exporter = new InMemorySpanExporter();
   const provider = new NodeTracerProvider({
     sampler: new AlwaysOnSampler(),
     spanProcessors: [new SimpleSpanProcessor(exporter)],
   });
 
-  beforeAll(() => provider.register());
+  beforeAll(() => provider.register({ propagator: new W3CTraceContextPropagator() }));
   afterEach(() => exporter.reset());
   afterAll(() => provider.shutdown());
 
@@ -47,6 +48,31 @@ describe('nats consumer spans under an unsampled sender', () => {
 
   it('still records the span of a sampled sender', async () => {
     await withConsumerSpan('gw decide', message('01'), () => undefined);
+    const [span] = exporter.getFinishedSpans();
+    expect(span?.parentSpanContext?.spanId).toBe(SENDER_SPAN_ID);
+  });
+
+  it("starts no producer span under an unsampled parent: the message carries the parent's context", async () => {
+    const parent = trace.setSpanContext(context.active(), {
+      traceId: TRACE_ID,
+      spanId: SENDER_SPAN_ID,
+      traceFlags: 0,
+    });
+    const sent = await context.with(parent, () =>
+      withProducerSpan('gw decide', { 'messaging.destination.name': 'gw.decide' }, (headers, span) => ({
+        traceparent: headers?.get('traceparent'),
+        recording: span.isRecording(),
+      })),
+    );
+    expect(sent).toEqual({ traceparent: `00-${TRACE_ID}-${SENDER_SPAN_ID}-00`, recording: false });
+    expect(exporter.getFinishedSpans()).toEqual([]);
+  });
+
+  it('still records the producer span of a sampled parent', async () => {
+    const parent = trace.setSpanContext(context.active(), { traceId: TRACE_ID, spanId: SENDER_SPAN_ID, traceFlags: 1 });
+    await context.with(parent, () =>
+      withProducerSpan('gw decide', { 'messaging.destination.name': 'gw.decide' }, () => undefined),
+    );
     const [span] = exporter.getFinishedSpans();
     expect(span?.parentSpanContext?.spanId).toBe(SENDER_SPAN_ID);
   });

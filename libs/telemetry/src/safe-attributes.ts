@@ -36,8 +36,24 @@ function words(name: string): string[] {
     .split(/[^a-z0-9]+/);
 }
 
+/**
+ * Names already judged. Span attribute keys are a few constants set on every sampled span, and splitting one into
+ * words was the costliest part of recording a span. Caller-chosen names (headers, query parameters) could grow
+ * the map without end, so past the limit a name is judged each time.
+ */
+const judgedNames = new Map<string, boolean>();
+const JUDGED_NAMES_LIMIT = 4096;
+
 /** True when an attribute key, header or query parameter name looks like it holds a credential. */
 export function isSecretName(name: string): boolean {
+  const judged = judgedNames.get(name);
+  if (judged !== undefined) return judged;
+  const secret = hasSecretWord(name);
+  if (judgedNames.size < JUDGED_NAMES_LIMIT) judgedNames.set(name, secret);
+  return secret;
+}
+
+function hasSecretWord(name: string): boolean {
   const parts = words(name);
   for (let i = 0; i < parts.length; i++) {
     const part = parts[i] as string;

@@ -1,6 +1,6 @@
 import { context, trace, TraceFlags } from '@opentelemetry/api';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { activeTraceContext, isSampledTraceparent } from './trace-context';
+import { activeTraceContext, isSampledTraceparent, samplerFollowsParent, unsampledParent } from './trace-context';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const SPAN_ID = '00f067aa0ba902b7';
@@ -43,6 +43,69 @@ describe('isSampledTraceparent', () => {
       `00-${TRACE_ID}-${SPAN_ID}-0F`,
     ]) {
       expect(isSampledTraceparent(value)).toBe(false);
+    }
+  });
+});
+
+describe('samplerFollowsParent', () => {
+  it("is true for the SDK's default, every parent-based sampler and always_off", () => {
+    for (const name of [
+      undefined,
+      '',
+      'parentbased_always_on',
+      'parentbased_traceidratio',
+      ' ParentBased_TraceIdRatio ',
+      'parentbased_jaeger_remote',
+      'always_off',
+      'an unknown name',
+    ]) {
+      expect(samplerFollowsParent(name)).toBe(true);
+    }
+  });
+
+  it('is false for the samplers that decide without the parent', () => {
+    for (const name of ['always_on', 'traceidratio', 'jaeger_remote', 'ALWAYS_ON']) {
+      expect(samplerFollowsParent(name)).toBe(false);
+    }
+  });
+});
+
+describe('unsampledParent', () => {
+  const withParent = (traceFlags: number, isRemote: boolean) =>
+    trace.setSpanContext(context.active(), { traceId: TRACE_ID, spanId: SPAN_ID, traceFlags, isRemote });
+
+  it('gives the span of an unsampled parent, remote or local', () => {
+    for (const isRemote of [true, false]) {
+      expect(unsampledParent(withParent(TraceFlags.NONE, isRemote))?.spanContext()).toMatchObject({
+        traceId: TRACE_ID,
+        spanId: SPAN_ID,
+      });
+    }
+  });
+
+  it('gives nothing for a sampled parent, no parent or an invalid one', () => {
+    expect(unsampledParent(withParent(TraceFlags.SAMPLED, true))).toBeUndefined();
+    expect(unsampledParent(context.active())).toBeUndefined();
+    const invalid = trace.setSpanContext(context.active(), {
+      traceId: '0'.repeat(32),
+      spanId: SPAN_ID,
+      traceFlags: TraceFlags.NONE,
+    });
+    expect(unsampledParent(invalid)).toBeUndefined();
+  });
+
+  it('gives nothing when OTEL_TRACES_SAMPLER names a sampler that ignores the parent', () => {
+    const saved = process.env['OTEL_TRACES_SAMPLER'];
+    process.env['OTEL_TRACES_SAMPLER'] = 'always_on';
+    try {
+      jest.isolateModules(() => {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const isolated = require('./trace-context') as typeof import('./trace-context');
+        expect(isolated.unsampledParent(withParent(TraceFlags.NONE, true))).toBeUndefined();
+      });
+    } finally {
+      if (saved === undefined) delete process.env['OTEL_TRACES_SAMPLER'];
+      else process.env['OTEL_TRACES_SAMPLER'] = saved;
     }
   });
 });

@@ -1,4 +1,12 @@
-import { context, propagation } from '@opentelemetry/api';
+import {
+  context,
+  isSpanContextValid,
+  propagation,
+  trace,
+  TraceFlags,
+  type Context,
+  type Span,
+} from '@opentelemetry/api';
 
 /**
  * W3C trace context (traceparent, tracestate) of the active span, for messages that carry context per request
@@ -41,4 +49,31 @@ function hexValue(code: number): number {
   if (code >= 0x30 && code <= 0x39) return code - 0x30;
   if (code >= 0x61 && code <= 0x66) return code - 0x57;
   return -1;
+}
+
+/** The SDK's samplers that decide without looking at the parent (OTEL_TRACES_SAMPLER values). */
+const SAMPLERS_IGNORING_THE_PARENT = new Set(['always_on', 'traceidratio', 'jaeger_remote']);
+
+/**
+ * Whether the sampler OTEL_TRACES_SAMPLER names records nothing under an unsampled parent: every `parentbased_*` one
+ * (the SDK's default and the chart's), and `always_off`. An unknown name counts as the SDK's default, as the SDK
+ * falls back to it.
+ */
+export function samplerFollowsParent(sampler: string | undefined): boolean {
+  return !SAMPLERS_IGNORING_THE_PARENT.has((sampler ?? '').trim().toLowerCase());
+}
+
+const FOLLOWS_PARENT = samplerFollowsParent(process.env['OTEL_TRACES_SAMPLER']);
+
+/**
+ * The span of `ctx` when a span started under it would record nothing: a valid span context whose trace is not
+ * sampled, with a sampler that follows the parent. A receiver or a producer then runs in `ctx` as it is and starts no
+ * span: the SDK would ask the sampler, make ids and a context for a span nobody sees. `undefined` otherwise.
+ */
+export function unsampledParent(ctx: Context): Span | undefined {
+  if (!FOLLOWS_PARENT) return undefined;
+  const span = trace.getSpan(ctx);
+  if (span === undefined) return undefined;
+  const spanContext = span.spanContext();
+  return (spanContext.traceFlags & TraceFlags.SAMPLED) === 0 && isSpanContextValid(spanContext) ? span : undefined;
 }

@@ -18,7 +18,7 @@ import {
 } from '@gateway/catalogue';
 import type { FetchRequest__Output } from '@gateway/proto';
 import { isWellFormedAccountId, type CredentialsWrite } from '@gateway/store';
-import { setSafeAttributes, type Logger } from '@gateway/telemetry';
+import { setSafeAttributes, unsampledParent, type Logger } from '@gateway/telemetry';
 import type { AdapterRegistry } from '../adapters/adapter.registry';
 import type { ConnectionCredentials, PlatformCall as AdapterCall, ProviderAdapter } from '../adapters/provider-adapter';
 import { ownedBodyField } from '../adapters/query-filter';
@@ -132,6 +132,12 @@ export class ProxyService {
     inFlight.inc();
     const parent = ProxyService.parentContext(options.baseContext, request.trace_context);
     try {
+      const unsampled = unsampledParent(parent);
+      if (unsampled !== undefined) {
+        // No span would be recorded: the request runs in its caller's context, which its log lines carry.
+        await otelContext.with(parent, () => this.run(request, sink, options.signal, unsampled, providerLabel));
+        return;
+      }
       // The server side of the caller's request (on Exchange no gRPC span exists per request); the platform call
       // is its CLIENT child (platformSpan).
       const kind = options.transport === 'exchange' ? SpanKind.SERVER : SpanKind.INTERNAL;
@@ -502,6 +508,9 @@ export class ProxyService {
  * secret) nor any header (the access token). Ends when the answer body is done (see `observe`).
  */
 function startPlatformSpan(scope: RequestScope, request: UpstreamRequest): Span {
+  // Under a request span that records nothing, the SDK's samplers record no platform span either (same parent
+  // decision, same trace id): the request's span stands in for it.
+  if (!scope.span.isRecording()) return scope.span;
   const span = tracer.startSpan(
     request.method,
     { kind: SpanKind.CLIENT },

@@ -1,8 +1,26 @@
-import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
+import {
+  context,
+  propagation,
+  SpanKind,
+  trace,
+  type Attributes,
+  type Context,
+  type Link,
+  type SpanKind as Kind,
+} from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  ParentBasedSampler,
+  SimpleSpanProcessor,
+  type Sampler,
+  type SamplingResult,
+} from '@opentelemetry/sdk-trace-base';
 import {
   ExchangeClient,
   MemoryConnections,
@@ -19,8 +37,33 @@ const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const PARENT_SPAN_ID = '00f067aa0ba902b7';
 const TOKEN = 'span-test-token-value';
 
+/** The SDK's default sampler (parent-based, roots sampled unless `dropRoots`), counting the spans it is asked for. */
+class CountingSampler implements Sampler {
+  asked: string[] = [];
+  dropRoots = false;
+  private readonly keepRoots = new ParentBasedSampler({ root: new AlwaysOnSampler() });
+  private readonly dropping = new ParentBasedSampler({ root: new AlwaysOffSampler() });
+
+  shouldSample(
+    ctx: Context,
+    traceId: string,
+    name: string,
+    kind: Kind,
+    attributes: Attributes,
+    links: Link[],
+  ): SamplingResult {
+    this.asked.push(name);
+    return (this.dropRoots ? this.dropping : this.keepRoots).shouldSample(ctx, traceId, name, kind, attributes, links);
+  }
+
+  toString(): string {
+    return 'CountingSampler';
+  }
+}
+
 describe('provider-proxy tracing', () => {
   const exporter = new InMemorySpanExporter();
+  const sampler = new CountingSampler();
   let platform: FakePlatform;
   let harness: TestProxy;
   const connections = new MemoryConnections();
@@ -31,7 +74,7 @@ describe('provider-proxy tracing', () => {
   beforeAll(async () => {
     context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
     propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    const provider = new BasicTracerProvider({ sampler, spanProcessors: [new SimpleSpanProcessor(exporter)] });
     trace.setGlobalTracerProvider(provider);
     undici.setTracerProvider(provider);
     platform = await startFakePlatform((_req, res) => sendJson(res, { code: 0, message: 'OK', data: {} }));
@@ -129,5 +172,52 @@ describe('provider-proxy tracing', () => {
     const [span] = exporter.getFinishedSpans().filter((s) => s.name === 'provider-proxy fetch');
     expect(span!.status).toMatchObject({ code: 2, message: 'path_not_allowed' });
     expect(span!.attributes['gateway.endpoint']).toBeUndefined();
+  });
+
+  // The SDK's work for a span nobody records (sampler, ids, a context) is what the proxy skips on the 90 % of requests
+  // the chart does not sample; the sampler's calls show whether a span was started at all.
+  describe('under an unsampled caller', () => {
+    beforeEach(() => {
+      exporter.reset();
+      sampler.asked = [];
+    });
+    afterEach(() => {
+      sampler.dropRoots = false;
+    });
+
+    const withFlags = (flags: string | undefined) => {
+      const traceContext: Record<string, string> = {};
+      if (flags !== undefined) traceContext['traceparent'] = `00-${TRACE_ID}-${PARENT_SPAN_ID}-${flags}`;
+      return { ...request, trace_context: traceContext };
+    };
+
+    it.each(['fetch', 'exchange'])(
+      'starts no span for an unsampled traceparent over %s, and answers',
+      async (transport) => {
+        const before = platform.requests.length;
+        if (transport === 'fetch') {
+          expect((await harness.fetch(withFlags('00'))).status).toBe(200);
+        } else {
+          const exchange = new ExchangeClient(harness.client);
+          expect((await exchange.send({ ...withFlags('00'), correlation_id: 'u1' })).head?.status).toBe(200);
+          exchange.stream.end();
+        }
+        expect(platform.requests.length).toBe(before + 1);
+        expect(sampler.asked).toEqual([]);
+        expect(exporter.getFinishedSpans()).toEqual([]);
+      },
+    );
+
+    it('asks for the request span and its platform span under a sampled traceparent', async () => {
+      expect((await harness.fetch(withFlags('01'))).status).toBe(200);
+      expect(sampler.asked).toEqual(['provider-proxy fetch', 'GET']);
+    });
+
+    it('asks for no platform span under a request span its sampler dropped (no caller trace)', async () => {
+      sampler.dropRoots = true;
+      expect((await harness.fetch(withFlags(undefined))).status).toBe(200);
+      expect(sampler.asked).toEqual(['provider-proxy fetch']);
+      expect(exporter.getFinishedSpans()).toEqual([]);
+    });
   });
 });
