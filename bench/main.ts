@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- [--only limiter|gateway|accuracy|mcp[,...]] [--quick] [--profile] [--from-source]]`
+ * `npm run bench [-- [--only limiter|gateway|accuracy|mcp[,...]] [--quick] [--profile] [--from-source] [--telemetry]]`
  *
  * Starts everything it needs (NATS, FerretDB, the gateway cluster, nginx, Gubernator, load generators), runs the
  * three benchmarks of the hot-path issue, prints the report and writes reports/bench-<timestamp>.{md,json}.
@@ -13,7 +13,9 @@ import { pingMongo, repoRoot } from '@gateway/testing';
 import { runAccuracyBench, type AccuracySettings } from './accuracy/accuracy.bench';
 import { buildIn } from './builds/checkouts';
 import { runGatewayBench, type GatewaySettings } from './gateway/gateway.bench';
+import { chartTracing, traceServices } from './lib/chart-tracing';
 import { describeMachine } from './lib/machine';
+import { startOtlpReceiver } from './lib/otlp-receiver';
 import { reportStamp, runMain, writeReportFiles } from './lib/report-files';
 import { settle } from './lib/settle';
 import { ensureDebianTool, ensureGoTool } from './lib/tools';
@@ -90,6 +92,7 @@ interface Args {
   quick: boolean;
   profile: boolean;
   fromSource: boolean;
+  telemetry: boolean;
 }
 
 function parseArgs(argv: string[]): Args {
@@ -97,11 +100,13 @@ function parseArgs(argv: string[]): Args {
   let quick = false;
   let profile = false;
   let fromSource = false;
+  let telemetry = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--quick') quick = true;
     else if (arg === '--profile') profile = true;
     else if (arg === '--from-source') fromSource = true;
+    else if (arg === '--telemetry') telemetry = true;
     else if (arg === '--only' || arg.startsWith('--only=')) {
       const value = arg.startsWith('--only=') ? arg.slice('--only='.length) : argv[++i];
       const wanted = (value ?? '').split(',').filter(Boolean);
@@ -112,7 +117,8 @@ function parseArgs(argv: string[]): Args {
       sections = SECTIONS.filter((name) => wanted.includes(name));
     } else if (arg === '--help' || arg === '-h') {
       console.log(
-        'usage: npm run bench -- [--only limiter|gateway|accuracy|mcp[,...]] [--quick] [--profile] [--from-source]',
+        'usage: npm run bench -- [--only limiter|gateway|accuracy|mcp[,...]] [--quick] [--profile] [--from-source] ' +
+          '[--telemetry]',
       );
       console.log(
         '  --profile      quota-actor, edge-auth, provider-proxy and mcp-server run with node --cpu-prof; the report',
@@ -120,12 +126,20 @@ function parseArgs(argv: string[]): Args {
       console.log('                 summarizes their profiles, the files stay in reports/profiles-<timestamp>/');
       console.log('  --from-source  the services run from their sources through tsx, as in development, instead of');
       console.log('                 compiled (npm run build) as the images run them');
+      console.log('  --telemetry    edge-auth, provider-proxy and the quota-actors run traced as the Helm chart runs');
+      console.log('                 them with an OTLP endpoint (its sampler and protocol), exporting to a receiver in');
+      console.log('                 the bench process; the baselines run as without it');
       process.exit(0);
     } else {
       throw new Error(`unknown argument ${arg} (try --help)`);
     }
   }
-  return { sections, quick, profile, fromSource };
+  if (telemetry && fromSource) {
+    throw new Error(
+      '--telemetry preloads the compiled telemetry (libs/telemetry/dist), which --from-source does not build',
+    );
+  }
+  return { sections, quick, profile, fromSource, telemetry };
 }
 
 /** The benchmark measures what ships: every workspace compiled by tsc, as the images build it. */
@@ -135,7 +149,7 @@ async function buildServices(log: (message: string) => void): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  const { sections, quick, profile, fromSource } = parseArgs(process.argv.slice(2));
+  const { sections, quick, profile, fromSource, telemetry } = parseArgs(process.argv.slice(2));
   const settings = quick ? QUICK : FULL;
   const startedAt = new Date();
   const t0 = Date.now();
@@ -166,6 +180,12 @@ async function main(): Promise<void> {
   const stamp = reportStamp(report.startedAt);
   const profileDir = profile ? join(reportsDir, `profiles-${stamp}`) : undefined;
   let env: BenchEnvironment | undefined;
+  const tracing = telemetry ? chartTracing(repoRoot()) : undefined;
+  const receiver = tracing ? await startOtlpReceiver() : undefined;
+  if (tracing && receiver) {
+    log(`telemetry: ${tracing.sampler} ${tracing.samplerArg}, ${tracing.protocol} to ${receiver.endpoint}`);
+    traceServices(receiver.endpoint, tracing, repoRoot());
+  }
   let interrupted = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (interrupted) return;
@@ -207,7 +227,8 @@ async function main(): Promise<void> {
           ? 'run from their sources through tsx (--from-source), '
           : 'compiled by `npm run build` and run as the images run them (node <flags> dist/main.js), ') +
         'NODE_ENV=test, ' +
-        `LOG_LEVEL=warn, PARTITIONS=${env.cluster.sharedEnv.PARTITIONS}, no OpenTelemetry exporter`,
+        `LOG_LEVEL=warn, PARTITIONS=${env.cluster.sharedEnv.PARTITIONS}, ` +
+        (tracing ? 'traced as the chart ships it (below)' : 'no OpenTelemetry exporter'),
       'Seeded keys':
         `${env.loadKeys.length} load keys (business plan), 1 hot key, 2 block-mode quota keys; ` +
         `${env.shopKeys.length} video-shop keys on one shop connection (business plan, granted through the ` +
@@ -280,8 +301,10 @@ async function main(): Promise<void> {
   } finally {
     log('stopping the cluster and infrastructure');
     await env?.stop();
+    await receiver?.close();
     await rm(workDir, { recursive: true, force: true });
   }
+  if (tracing && receiver) report.telemetry = { ...tracing, ...receiver.receipts() };
 
   if (quick) report.notes.push('--quick: short single runs, fewer keys; not for comparison with full runs.');
   report.notes.push(

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
+import type { OtlpReceipts } from './otlp-receiver';
 
 /** How the Helm chart has a service export its traces once an OTLP endpoint is given (charts/gateway/values.yaml). */
 export interface ChartTracing {
@@ -70,4 +71,12 @@ export function traceServices(endpoint: string, tracing: ChartTracing, repoRoot:
   for (const [variable, service] of SERVICE_VARIABLES) {
     addServiceEnv(variable, tracedServiceEnv(service, endpoint, tracing, repoRoot));
   }
+}
+
+/** What a report says of a run traced as the chart ships it: the settings and the volume exported. */
+export function tracedRunLine(telemetry: ChartTracing & OtlpReceipts): string {
+  return (
+    `Traced as the chart ships it (${telemetry.sampler} ${telemetry.samplerArg}, ${telemetry.protocol}): ` +
+    `${telemetry.exports} trace exports of ${Math.round(telemetry.bytes / 1024)} KiB in all, warm-up included.`
+  );
 }

@@ -1,5 +1,5 @@
 import type { MachineInfo } from '../lib/machine';
-import type { ChartTracing } from '../lib/chart-tracing';
+import { tracedRunLine, type ChartTracing } from '../lib/chart-tracing';
 import type { OtlpReceipts } from '../lib/otlp-receiver';
 import type { SkeletonComparison } from './perf-compare';
 import { CATEGORIES, categoryOf, type Category, type SymbolShare } from './perf-symbols';
@@ -90,14 +90,7 @@ export function renderPerfMarkdown(report: PerfReport): string {
     '',
     `Measured run: ${Math.round(report.okPerSecond)} 2xx answers a second.`,
     '',
-    ...(report.telemetry
-      ? [
-          `Traced as the chart ships it (${report.telemetry.sampler} ${report.telemetry.samplerArg}, ` +
-            `${report.telemetry.protocol}): ${report.telemetry.exports} trace exports of ` +
-            `${fixed(report.telemetry.bytes / 1024, 0)} KiB in all, warm-up included.`,
-          '',
-        ]
-      : []),
+    ...(report.telemetry ? [tracedRunLine(report.telemetry), ''] : []),
     "Self time by category: the share of each process's samples, and in brackets that share of its CPU per answer.",
     '',
     ...categoryTable(report.processes),

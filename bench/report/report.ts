@@ -6,9 +6,11 @@ import {
   type GatewaySection,
   type GatewayTargetName,
 } from '../gateway/gateway.bench';
+import { tracedRunLine, type ChartTracing } from '../lib/chart-tracing';
 import { contextSwitchesByName, cpuByName, formatCpu, type CpuUsage } from '../lib/cpu-meter';
 import type { CollectorFigures, StageFigures } from '../lib/edge-stages';
 import type { MachineInfo } from '../lib/machine';
+import type { OtlpReceipts } from '../lib/otlp-receiver';
 import { LIMITER_TARGET_RATIO, type LimiterSection, type LimiterTargetFigures } from '../limiter/limiter.bench';
 import type { ProfileSummary } from './cpu-profile';
 import { warmUpText, type WarmUp } from '../load/warm-up';
@@ -29,6 +31,8 @@ export interface BenchReport {
   gateway?: GatewaySection | { skipped: string };
   accuracy?: AccuracySection | { skipped: string };
   mcp?: McpBenchSection;
+  /** With --telemetry: the chart's tracing settings edge-auth, provider-proxy and the quota-actors ran with. */
+  telemetry?: ChartTracing & OtlpReceipts;
   notes: string[];
 }
 
@@ -643,6 +647,7 @@ function commandLine(report: BenchReport): string {
     ...(report.sections.length < 3 ? ['--only', report.sections.join(',')] : []),
     ...(report.mode === 'quick' ? ['--quick'] : []),
     ...(report.profiled ? ['--profile'] : []),
+    ...(report.telemetry ? ['--telemetry'] : []),
   ];
   return `npm run bench${args.length ? ` -- ${args.join(' ')}` : ''}`;
 }
@@ -685,6 +690,12 @@ export function renderMarkdown(report: BenchReport): string {
       'service of the gateway, NATS, FerretDB, nginx and Gubernator run on this machine at once, and other people’s ' +
       'tests may be running too. Read the figures as ratios within this run, not as capacity.',
     ...Object.entries(report.environment).map(([name, value]) => `- ${name}: ${value}`),
+    ...(report.telemetry
+      ? [
+          `- ${tracedRunLine(report.telemetry)} edge-auth, provider-proxy and the quota-actors only; nginx, the ` +
+            'skeleton, Gubernator and mcp-server run as without it.',
+        ]
+      : []),
     `- Before each section the run waits until no process of ours uses more than 10 % of a core: ${
       report.settling
         .map(
