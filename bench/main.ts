@@ -21,11 +21,11 @@ import { settle } from './lib/settle';
 import { ensureDebianTool, ensureGoTool } from './lib/tools';
 import { runLimiterBench, type LimiterSettings } from './limiter/limiter.bench';
 import { summarizeProfiles } from './report/cpu-profile';
-import { renderMarkdown, type BenchReport } from './report/report';
+import { BENCH_SECTIONS, renderMarkdown, type BenchReport, type BenchSection } from './report/report';
 import { BenchEnvironment } from './setup/bench-environment';
 
-type Section = 'limiter' | 'gateway' | 'accuracy' | 'mcp';
-const SECTIONS: Section[] = ['limiter', 'gateway', 'accuracy', 'mcp'];
+type Section = BenchSection;
+const SECTIONS: Section[] = [...BENCH_SECTIONS];
 
 interface Settings {
   limiter: LimiterSettings;

@@ -52,3 +52,12 @@ describe('the bench report of a run traced as the chart ships it', () => {
     expect(markdown).not.toContain('Traced');
   });
 });
+
+describe('the command line of a bench report', () => {
+  it('names the sections a run left out', () => {
+    expect(renderMarkdown(report({ sections: ['gateway', 'accuracy', 'mcp'] }))).toContain(
+      '`npm run bench -- --only gateway,accuracy,mcp`',
+    );
+    expect(renderMarkdown(report({ sections: ['gateway'] }))).toContain('`npm run bench -- --only gateway`');
+  });
+});

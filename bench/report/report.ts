@@ -15,6 +15,10 @@ import { LIMITER_TARGET_RATIO, type LimiterSection, type LimiterTargetFigures } 
 import type { ProfileSummary } from './cpu-profile';
 import { warmUpText, type WarmUp } from '../load/warm-up';
 
+/** The sections of `npm run bench`, in the order of the issue. */
+export const BENCH_SECTIONS = ['limiter', 'gateway', 'accuracy', 'mcp'] as const;
+export type BenchSection = (typeof BENCH_SECTIONS)[number];
+
 export interface BenchReport {
   startedAt: string;
   finishedAt: string;
@@ -644,7 +648,7 @@ function accuracyMarkdown(section: AccuracySection): string[] {
 
 function commandLine(report: BenchReport): string {
   const args = [
-    ...(report.sections.length < 3 ? ['--only', report.sections.join(',')] : []),
+    ...(report.sections.length < BENCH_SECTIONS.length ? ['--only', report.sections.join(',')] : []),
     ...(report.mode === 'quick' ? ['--quick'] : []),
     ...(report.profiled ? ['--profile'] : []),
     ...(report.telemetry ? ['--telemetry'] : []),
