@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -53,6 +54,7 @@ interface FixtureRun {
   report: Promise<FixtureReport>;
   exit: Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }>;
   kill(signal: NodeJS.Signals): void;
+  pid: number;
 }
 
 function runFixture(env: Record<string, string>): FixtureRun {
@@ -75,7 +77,13 @@ function runFixture(env: Record<string, string>): FixtureRun {
   const exit = new Promise<Awaited<FixtureRun['exit']>>((resolve) => {
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
-  return { report, exit, kill: (signal) => child.kill(signal) };
+  return { report, exit, kill: (signal) => child.kill(signal), pid: child.pid! };
+}
+
+/** How many times the process's main thread was woken from a wait (Linux: its voluntary context switches). */
+function mainThreadWakeUps(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/task/${pid}/status`, 'utf8');
+  return Number(/^voluntary_ctxt_switches:\s+(\d+)$/m.exec(status)?.[1]);
 }
 
 interface OtlpSpan {
@@ -202,6 +210,20 @@ describe('register preload', () => {
     const { signal } = await run.exit;
     expect(signal).toBe('SIGTERM');
     expect(jsonSpans(receiver.exports).some((s) => s.traceId === report.serverTraceId)).toBe(true);
+  });
+
+  it('leaves an idle traced service asleep when no OTel metrics are exported (no runtime metrics monitor)', async () => {
+    const run = runFixture({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, FIXTURE_END: 'signal' });
+    await run.report;
+    // Past the fixture's own round trip and the keep-alive of its connections.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const before = mainThreadWakeUps(run.pid);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const wakeUps = mainThreadWakeUps(run.pid) - before;
+    run.kill('SIGTERM');
+    await run.exit;
+    // With @opentelemetry/instrumentation-runtime-node on, its 10 ms event-loop delay monitor alone woke it ~200 times.
+    expect(wakeUps).toBeLessThan(40);
   });
 
   it.each([

@@ -11,20 +11,28 @@ function isProbe(req: IncomingMessage): boolean {
   return isUntracedPath(req.url);
 }
 
+/**
+ * The instrumentations left off unless OTEL_NODE_ENABLED_INSTRUMENTATIONS names them (a programmatic `enabled` would
+ * win over that list, so with a list none is set here).
+ */
+export function quietInstrumentations(plan: TelemetryPlan): Record<string, { enabled: false }> {
+  if (plan.instrumentationsFromEnv) return {};
+  return {
+    // Spans per file read, DNS lookup and socket add volume, not insight.
+    '@opentelemetry/instrumentation-fs': { enabled: false },
+    '@opentelemetry/instrumentation-dns': { enabled: false },
+    '@opentelemetry/instrumentation-net': { enabled: false },
+    // Express 5 routes through the `router` package: its layer spans would say what the Express ones do.
+    '@opentelemetry/instrumentation-router': { enabled: false },
+    // Its only output is metrics. With no OTel metrics exported they go nowhere (prom-client serves the runtime's on
+    // /metrics), yet its event-loop delay monitor woke every traced service a hundred times a second, idle or not.
+    ...(plan.metrics ? {} : { '@opentelemetry/instrumentation-runtime-node': { enabled: false } }),
+  };
+}
+
 function instrumentations(plan: TelemetryPlan) {
-  // Spans per file read, DNS lookup and socket add volume, not insight; an explicit
-  // OTEL_NODE_ENABLED_INSTRUMENTATIONS list still turns them on (a programmatic `enabled` would win over it).
-  const quiet = plan.instrumentationsFromEnv
-    ? {}
-    : {
-        '@opentelemetry/instrumentation-fs': { enabled: false },
-        '@opentelemetry/instrumentation-dns': { enabled: false },
-        '@opentelemetry/instrumentation-net': { enabled: false },
-        // Express 5 routes through the `router` package: its layer spans would say what the Express ones do.
-        '@opentelemetry/instrumentation-router': { enabled: false },
-      };
   return getNodeAutoInstrumentations({
-    ...quiet,
+    ...quietInstrumentations(plan),
     '@opentelemetry/instrumentation-http': {
       // Platform APIs take access_token/key in the query string; it must not reach url.full or url.query.
       redactedQueryParams: [...SECRET_QUERY_PARAMS],
