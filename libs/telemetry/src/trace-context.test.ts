@@ -1,6 +1,12 @@
 import { context, trace, TraceFlags } from '@opentelemetry/api';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { activeTraceContext, isSampledTraceparent, samplerFollowsParent, unsampledParent } from './trace-context';
+import {
+  activeTraceContext,
+  isSampledTraceparent,
+  recordsNoChildren,
+  samplerFollowsParent,
+  unsampledParent,
+} from './trace-context';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const SPAN_ID = '00f067aa0ba902b7';
@@ -94,6 +100,15 @@ describe('unsampledParent', () => {
     expect(unsampledParent(invalid)).toBeUndefined();
   });
 
+  it("judges a span of one's own the same way (recordsNoChildren)", () => {
+    const span = (traceFlags: number) => trace.wrapSpanContext({ traceId: TRACE_ID, spanId: SPAN_ID, traceFlags });
+    expect(recordsNoChildren(span(TraceFlags.NONE))).toBe(true);
+    expect(recordsNoChildren(span(TraceFlags.SAMPLED))).toBe(false);
+    expect(recordsNoChildren(trace.wrapSpanContext({ traceId: '0'.repeat(32), spanId: SPAN_ID, traceFlags: 0 }))).toBe(
+      false,
+    );
+  });
+
   it('gives nothing when OTEL_TRACES_SAMPLER names a sampler that ignores the parent', () => {
     const saved = process.env['OTEL_TRACES_SAMPLER'];
     process.env['OTEL_TRACES_SAMPLER'] = 'always_on';
@@ -102,6 +117,8 @@ describe('unsampledParent', () => {
         // eslint-disable-next-line @typescript-eslint/no-require-imports
         const isolated = require('./trace-context') as typeof import('./trace-context');
         expect(isolated.unsampledParent(withParent(TraceFlags.NONE, true))).toBeUndefined();
+        const unsampled = trace.wrapSpanContext({ traceId: TRACE_ID, spanId: SPAN_ID, traceFlags: TraceFlags.NONE });
+        expect(isolated.recordsNoChildren(unsampled)).toBe(false);
       });
     } finally {
       if (saved === undefined) delete process.env['OTEL_TRACES_SAMPLER'];

@@ -71,9 +71,13 @@ const FOLLOWS_PARENT = samplerFollowsParent(process.env['OTEL_TRACES_SAMPLER']);
  * span: the SDK would ask the sampler, make ids and a context for a span nobody sees. `undefined` otherwise.
  */
 export function unsampledParent(ctx: Context): Span | undefined {
-  if (!FOLLOWS_PARENT) return undefined;
   const span = trace.getSpan(ctx);
-  if (span === undefined) return undefined;
+  return span !== undefined && recordsNoChildren(span) ? span : undefined;
+}
+
+/** Whether a span started under `span` would record nothing (see `unsampledParent`). */
+export function recordsNoChildren(span: Span): boolean {
+  if (!FOLLOWS_PARENT) return false;
   const spanContext = span.spanContext();
-  return (spanContext.traceFlags & TraceFlags.SAMPLED) === 0 && isSpanContextValid(spanContext) ? span : undefined;
+  return (spanContext.traceFlags & TraceFlags.SAMPLED) === 0 && isSpanContextValid(spanContext);
 }

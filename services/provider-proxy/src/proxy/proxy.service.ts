@@ -18,7 +18,7 @@ import {
 } from '@gateway/catalogue';
 import type { FetchRequest__Output } from '@gateway/proto';
 import { isWellFormedAccountId, type CredentialsWrite } from '@gateway/store';
-import { setSafeAttributes, unsampledParent, type Logger } from '@gateway/telemetry';
+import { recordsNoChildren, setSafeAttributes, unsampledParent, type Logger } from '@gateway/telemetry';
 import type { AdapterRegistry } from '../adapters/adapter.registry';
 import type { ConnectionCredentials, PlatformCall as AdapterCall, ProviderAdapter } from '../adapters/provider-adapter';
 import { ownedBodyField } from '../adapters/query-filter';
@@ -508,9 +508,8 @@ export class ProxyService {
  * secret) nor any header (the access token). Ends when the answer body is done (see `observe`).
  */
 function startPlatformSpan(scope: RequestScope, request: UpstreamRequest): Span {
-  // Under a request span that records nothing, the SDK's samplers record no platform span either (same parent
-  // decision, same trace id): the request's span stands in for it.
-  if (!scope.span.isRecording()) return scope.span;
+  // A child of a request span that records nothing would record nothing either: the request's span stands in for it.
+  if (recordsNoChildren(scope.span)) return scope.span;
   const span = tracer.startSpan(
     request.method,
     { kind: SpanKind.CLIENT },
