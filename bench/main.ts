@@ -13,9 +13,8 @@ import { pingMongo, repoRoot } from '@gateway/testing';
 import { runAccuracyBench, type AccuracySettings } from './accuracy/accuracy.bench';
 import { buildIn } from './builds/checkouts';
 import { runGatewayBench, type GatewaySettings } from './gateway/gateway.bench';
-import { chartTracing, traceServices } from './lib/chart-tracing';
+import { traceAsTheChart } from './lib/chart-tracing';
 import { describeMachine } from './lib/machine';
-import { startOtlpReceiver } from './lib/otlp-receiver';
 import { reportStamp, runMain, writeReportFiles } from './lib/report-files';
 import { settle } from './lib/settle';
 import { ensureDebianTool, ensureGoTool } from './lib/tools';
@@ -180,12 +179,7 @@ async function main(): Promise<void> {
   const stamp = reportStamp(report.startedAt);
   const profileDir = profile ? join(reportsDir, `profiles-${stamp}`) : undefined;
   let env: BenchEnvironment | undefined;
-  const tracing = telemetry ? chartTracing(repoRoot()) : undefined;
-  const receiver = tracing ? await startOtlpReceiver() : undefined;
-  if (tracing && receiver) {
-    log(`telemetry: ${tracing.sampler} ${tracing.samplerArg}, ${tracing.protocol} to ${receiver.endpoint}`);
-    traceServices(receiver.endpoint, tracing, repoRoot());
-  }
+  const traced = telemetry ? await traceAsTheChart(repoRoot(), log) : undefined;
   let interrupted = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (interrupted) return;
@@ -228,7 +222,7 @@ async function main(): Promise<void> {
           : 'compiled by `npm run build` and run as the images run them (node <flags> dist/main.js), ') +
         'NODE_ENV=test, ' +
         `LOG_LEVEL=warn, PARTITIONS=${env.cluster.sharedEnv.PARTITIONS}, ` +
-        (tracing ? 'traced as the chart ships it (below)' : 'no OpenTelemetry exporter'),
+        (traced ? 'traced as the chart ships it (below)' : 'no OpenTelemetry exporter'),
       'Seeded keys':
         `${env.loadKeys.length} load keys (business plan), 1 hot key, 2 block-mode quota keys; ` +
         `${env.shopKeys.length} video-shop keys on one shop connection (business plan, granted through the ` +
@@ -301,10 +295,10 @@ async function main(): Promise<void> {
   } finally {
     log('stopping the cluster and infrastructure');
     await env?.stop();
-    await receiver?.close();
+    await traced?.close();
     await rm(workDir, { recursive: true, force: true });
   }
-  if (tracing && receiver) report.telemetry = { ...tracing, ...receiver.receipts() };
+  if (traced) report.telemetry = traced.receipts();
 
   if (quick) report.notes.push('--quick: short single runs, fewer keys; not for comparison with full runs.');
   report.notes.push(

@@ -17,8 +17,7 @@ import { reportStamp, runMain, writeReportFiles } from '../lib/report-files';
 import { ensureDebianTool } from '../lib/tools';
 import { runWrk } from '../load/wrk.runner';
 import { BenchEnvironment } from '../setup/bench-environment';
-import { chartTracing, tracedServiceEnv, traceServices } from '../lib/chart-tracing';
-import { startOtlpReceiver } from '../lib/otlp-receiver';
+import { traceAsTheChart, tracedServiceEnv, type ChartTracedRun } from '../lib/chart-tracing';
 import { buildIn, prepareCheckout, type Checkout } from './checkouts';
 import { heapFigures, scrapeMetricsOrNone } from './heap';
 import { parseBuildsArgs, USAGE, type ComparedService } from './args';
@@ -117,11 +116,11 @@ async function main(): Promise<void> {
   const workDir = await mkdtemp(join(tmpdir(), 'gateway-builds-'));
   const checkouts: Checkout[] = [];
   let env: BenchEnvironment | undefined;
-  let receiver: Awaited<ReturnType<typeof startOtlpReceiver>> | undefined;
+  let traced: ChartTracedRun | undefined;
   let stopping = false;
   const cleanUp = async () => {
     await env?.stop().catch(() => undefined);
-    await receiver?.close();
+    await traced?.close();
     for (const checkout of checkouts) await checkout.remove();
     await rm(workDir, { recursive: true, force: true });
   };
@@ -140,21 +139,16 @@ async function main(): Promise<void> {
       await buildIn(repoRoot());
       for (const ref of args.builds) checkouts.push(await prepareCheckout(ref, workDir, log));
 
-      const tracing = args.telemetry ? chartTracing(repoRoot()) : undefined;
-      receiver = tracing ? await startOtlpReceiver() : undefined;
-      const traced =
-        tracing && receiver
-          ? (service: ComparedService, root: string) => tracedServiceEnv(service, receiver!.endpoint, tracing, root)
-          : undefined;
-      if (tracing && receiver) {
-        log(`telemetry: ${tracing.sampler} ${tracing.samplerArg}, ${tracing.protocol} to ${receiver.endpoint}`);
-        traceServices(receiver.endpoint, tracing, repoRoot());
-      }
+      const run = args.telemetry ? await traceAsTheChart(repoRoot(), log) : undefined;
+      traced = run;
+      const tracedEnv = run
+        ? (service: ComparedService, root: string) => tracedServiceEnv(service, run.endpoint, run.tracing, root)
+        : undefined;
       env = await BenchEnvironment.start({ loadKeys: args.keys, monthlyQuota: 5_000, compiled: true, log });
       log(`builds: starting ${args.service} of ${checkouts.map((checkout) => checkout.label).join(', ')}`);
       const contenders: Contender[] = [];
       for (const [index, checkout] of checkouts.entries()) {
-        contenders.push(await startContender(env, args.service, checkout, index, traced));
+        contenders.push(await startContender(env, args.service, checkout, index, tracedEnv));
       }
 
       const { path, query } = env.platformPathAndQuery();

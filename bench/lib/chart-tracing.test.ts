@@ -2,7 +2,7 @@ import { mkdtempSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '@gateway/testing';
-import { chartTracing, tracedServiceEnv } from './chart-tracing';
+import { chartTracing, traceAsTheChart, tracedServiceEnv } from './chart-tracing';
 import { startOtlpReceiver } from './otlp-receiver';
 
 describe('--telemetry of bench:perf and bench:builds', () => {
@@ -48,6 +48,31 @@ describe('--telemetry of bench:perf and bench:builds', () => {
       expect(receiver.receipts()).toEqual({ exports: 2, bytes: 300 + '{"resourceSpans":[]}'.length });
     } finally {
       await receiver.close();
+    }
+  });
+
+  it('has the bench environment start each traced service with its own name and a preload beside earlier flags', async () => {
+    const saved = Object.fromEntries(
+      ['BENCH_EDGE_ENV', 'BENCH_PROXY_ENV', 'BENCH_ACTOR_ENV'].map((v) => [v, process.env[v]]),
+    );
+    process.env['BENCH_PROXY_ENV'] = JSON.stringify({ NODE_OPTIONS: '--perf-basic-prof-only-functions' });
+    const logged: string[] = [];
+    const run = await traceAsTheChart(repoRoot(), (line) => logged.push(line));
+    try {
+      const proxy = JSON.parse(process.env['BENCH_PROXY_ENV']!) as Record<string, string>;
+      expect(proxy).toMatchObject({ OTEL_SERVICE_NAME: 'provider-proxy', OTEL_EXPORTER_OTLP_ENDPOINT: run.endpoint });
+      expect(proxy['NODE_OPTIONS']).toMatch(/^--perf-basic-prof-only-functions --require \S+register\.js$/);
+      const edge = JSON.parse(process.env['BENCH_EDGE_ENV']!) as Record<string, string>;
+      expect(edge['OTEL_SERVICE_NAME']).toBe('edge-auth');
+      expect(logged).toEqual([`telemetry: parentbased_traceidratio 0.1, http/protobuf to ${run.endpoint}`]);
+      await (await fetch(`${run.endpoint}/v1/traces`, { method: 'POST', body: 'span' })).arrayBuffer();
+      expect(run.receipts()).toEqual({ ...run.tracing, exports: 1, bytes: 4 });
+    } finally {
+      await run.close();
+      for (const [name, value] of Object.entries(saved)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
     }
   });
 });

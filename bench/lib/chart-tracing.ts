@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import type { OtlpReceipts } from './otlp-receiver';
+import { startOtlpReceiver, type OtlpReceipts } from './otlp-receiver';
 
 /** How the Helm chart has a service export its traces once an OTLP endpoint is given (charts/gateway/values.yaml). */
 export interface ChartTracing {
@@ -71,6 +71,32 @@ export function traceServices(endpoint: string, tracing: ChartTracing, repoRoot:
   for (const [variable, service] of SERVICE_VARIABLES) {
     addServiceEnv(variable, tracedServiceEnv(service, endpoint, tracing, repoRoot));
   }
+}
+
+/** A bench run whose services are traced as the chart ships them, exporting to a receiver in the bench process. */
+export interface ChartTracedRun {
+  tracing: ChartTracing;
+  endpoint: string;
+  /** The settings and what was exported so far, as the reports keep them. */
+  receipts(): ChartTracing & OtlpReceipts;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the receiver and has the bench environment start edge-auth, provider-proxy and the quota-actor of `repoRoot`
+ * traced (traceServices): what `--telemetry` does in bench, bench:perf and bench:builds.
+ */
+export async function traceAsTheChart(repoRoot: string, log: (message: string) => void): Promise<ChartTracedRun> {
+  const tracing = chartTracing(repoRoot);
+  const receiver = await startOtlpReceiver();
+  log(`telemetry: ${tracing.sampler} ${tracing.samplerArg}, ${tracing.protocol} to ${receiver.endpoint}`);
+  traceServices(receiver.endpoint, tracing, repoRoot);
+  return {
+    tracing,
+    endpoint: receiver.endpoint,
+    receipts: () => ({ ...tracing, ...receiver.receipts() }),
+    close: () => receiver.close(),
+  };
 }
 
 /** What a report says of a run traced as the chart ships it: the settings and the volume exported. */

@@ -24,8 +24,7 @@ import { reportStamp, runMain, writeReportFiles } from '../lib/report-files';
 import { ensureDebianTool } from '../lib/tools';
 import { runWrk, type WrkResult } from '../load/wrk.runner';
 import { BenchEnvironment } from '../setup/bench-environment';
-import { addServiceEnv, chartTracing, SERVICE_VARIABLES, traceServices } from '../lib/chart-tracing';
-import { startOtlpReceiver } from '../lib/otlp-receiver';
+import { addServiceEnv, SERVICE_VARIABLES, traceAsTheChart } from '../lib/chart-tracing';
 import { parsePerfArgs, PERF_USAGE, type PerfArgs } from './perf-args';
 import { compareWithSkeleton, type ProcessProfile } from './perf-compare';
 import { renderPerfMarkdown, type PerfReport, type ProfiledProcess } from './perf-report';
@@ -147,12 +146,8 @@ async function main(): Promise<void> {
   log('build: npm run build (the services run compiled, as their images run them)');
   await buildIn(repoRoot());
   for (const [variable] of SERVICE_VARIABLES) addServiceEnv(variable, { NODE_OPTIONS: NAMED_JIT });
-  const tracing = args.telemetry ? chartTracing(repoRoot()) : undefined;
-  const receiver = tracing ? await startOtlpReceiver() : undefined;
-  if (tracing && receiver) {
-    log(`telemetry: ${tracing.sampler} ${tracing.samplerArg}, ${tracing.protocol} to ${receiver.endpoint}`);
-    traceServices(receiver.endpoint, tracing, repoRoot());
-  }
+  const traced = args.telemetry ? await traceAsTheChart(repoRoot(), log) : undefined;
+  const tracing = traced?.tracing;
   const workDir = await mkdtemp(join(tmpdir(), 'gateway-perf-'));
   const keptDataDir = args.keepData
     ? join(repoRoot(), 'reports', `perf-${reportStamp(startedAt.toISOString())}-data`)
@@ -203,12 +198,12 @@ async function main(): Promise<void> {
       okPerSecond: gateway.okPerSecond,
       processes: gateway.processes,
       ...(skeleton ? { skeleton } : {}),
-      ...(tracing && receiver ? { telemetry: { ...tracing, ...receiver.receipts() } } : {}),
+      ...(traced ? { telemetry: traced.receipts() } : {}),
     };
   } finally {
     log('stopping the cluster and the infrastructure');
     await env.stop();
-    await receiver?.close();
+    await traced?.close();
     await rm(workDir, { recursive: true, force: true });
   }
 

@@ -40,7 +40,6 @@ export {
   isSampledTraceparent,
   recordsNoChildren,
   sampledTraceparent,
-  samplerFollowsParent,
   unsampledParent,
 } from './trace-context';
 export { isUntracedPath } from './untraced-paths';
