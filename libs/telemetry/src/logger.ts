@@ -29,8 +29,8 @@ const REDACTED_PATHS = [
  * Structured JSON logs on stdout, one line per event, with the active trace and span ids so a log line
  * leads to its trace. Secrets are redacted by path; callers still never pass raw keys or tokens.
  */
-export function createLogger(service: string, level: string = 'info'): Logger {
-  return pino({
+export function createLogger(service: string, level: string = 'info', destination?: pino.DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     level,
     base: { service },
     timestamp: pino.stdTimeFunctions.isoTime,
@@ -42,7 +42,9 @@ export function createLogger(service: string, level: string = 'info'): Logger {
       const context = span.spanContext();
       return { trace_id: context.traceId, span_id: context.spanId };
     },
-  });
+  };
+  // Stdout unless a test reads the lines itself.
+  return destination === undefined ? pino(options) : pino(options, destination);
 }
 
 /**

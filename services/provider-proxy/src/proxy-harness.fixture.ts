@@ -16,7 +16,7 @@ import {
   type ServerFrames__Output,
 } from '@gateway/proto';
 import { newAccountId, type CredentialsWrite } from '@gateway/store';
-import { createLogger } from '@gateway/telemetry';
+import { createLogger, type Logger } from '@gateway/telemetry';
 import type { ConnectionCredentials } from './adapters/provider-adapter';
 import type { ConnectionLookup, ConnectionSource } from './credentials/connection.source';
 import { startProviderProxy, type RunningProviderProxy, type ServerConfig } from './server';
@@ -145,8 +145,12 @@ export interface TestProxy {
   close(): Promise<void>;
 }
 
-export async function startTestProxy(config: ServerConfig, connections: ConnectionSource): Promise<TestProxy> {
-  const proxy = await startProviderProxy({ config, logger: createLogger('provider-proxy', 'silent'), connections });
+export async function startTestProxy(
+  config: ServerConfig,
+  connections: ConnectionSource,
+  logger: Logger = createLogger('provider-proxy', 'silent'),
+): Promise<TestProxy> {
+  const proxy = await startProviderProxy({ config, logger, connections });
   const client = createRawProviderProxyClient(proxy.grpcAddress);
   return {
     proxy,

@@ -32,6 +32,7 @@ import {
   type FakePlatform,
   type TestProxy,
 } from '../proxy-harness.fixture';
+import { createLogger } from '@gateway/telemetry';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const PARENT_SPAN_ID = '00f067aa0ba902b7';
@@ -61,7 +62,15 @@ class CountingSampler implements Sampler {
   }
 }
 
+interface LogLine {
+  msg?: string;
+  request_id?: string;
+  trace_id?: string;
+  span_id?: string;
+}
+
 describe('provider-proxy tracing', () => {
+  const logged: LogLine[] = [];
   const exporter = new InMemorySpanExporter();
   const sampler = new CountingSampler();
   let platform: FakePlatform;
@@ -78,7 +87,12 @@ describe('provider-proxy tracing', () => {
     trace.setGlobalTracerProvider(provider);
     undici.setTracerProvider(provider);
     platform = await startFakePlatform((_req, res) => sendJson(res, { code: 0, message: 'OK', data: {} }));
-    harness = await startTestProxy(testConfig(platform.baseUrl), connections);
+    const logLines = { write: (line: string) => void logged.push(JSON.parse(line) as LogLine) };
+    harness = await startTestProxy(
+      testConfig(platform.baseUrl),
+      connections,
+      createLogger('provider-proxy', 'info', logLines),
+    );
   });
 
   afterAll(async () => {
@@ -207,6 +221,18 @@ describe('provider-proxy tracing', () => {
         expect(exporter.getFinishedSpans()).toEqual([]);
       },
     );
+
+    it("logs under the caller's trace and span ids when it starts no span", async () => {
+      const response = await harness.fetch({
+        ...withFlags('00'),
+        request_id: 'req_unsampled_log',
+        path: '/v1.3/campaign/create/',
+      });
+      expect(response.failure?.code).toBe('path_not_allowed');
+      expect(sampler.asked).toEqual([]);
+      const line = logged.find((entry) => entry.request_id === 'req_unsampled_log');
+      expect(line).toMatchObject({ msg: 'provider-proxy request failed', trace_id: TRACE_ID, span_id: PARENT_SPAN_ID });
+    });
 
     it('asks for the request span and its platform span under a sampled traceparent', async () => {
       expect((await harness.fetch(withFlags('01'))).status).toBe(200);
