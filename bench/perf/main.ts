@@ -25,6 +25,7 @@ import { ensureDebianTool } from '../lib/tools';
 import { runWrk, type WrkResult } from '../load/wrk.runner';
 import { BenchEnvironment } from '../setup/bench-environment';
 import { addServiceEnv, SERVICE_VARIABLES, traceAsTheChart } from '../lib/chart-tracing';
+import { jitMapLength, keepNewestJitNames } from './jit-map';
 import { parsePerfArgs, PERF_USAGE, type PerfArgs } from './perf-args';
 import { compareWithSkeleton, type ProcessProfile } from './perf-compare';
 import { renderPerfMarkdown, type PerfReport, type ProfiledProcess } from './perf-report';
@@ -87,8 +88,10 @@ async function recordUnderLoad(
   );
   const failed = recorded.find((outcome) => outcome.code !== 0);
   if (failed) throw new Error(`perf record failed: ${failed.stderr.trim().split('\n').slice(-3).join(' ')}`);
+  const jitMapLengths = await Promise.all(subjects.map(({ pid }) => jitMapLength(pid)));
   const result = await running;
   const usage = meter.stop();
+  await Promise.all(subjects.map(({ pid }, index) => keepNewestJitNames(pid, jitMapLengths[index]!)));
   const answers = result.requests - result.non2xx;
   log(`measured run: ${Math.round(result.okPerSecond)} 2xx/s`);
 
@@ -97,7 +100,9 @@ async function recordUnderLoad(
     for (const { service, pid } of subjects) {
       await copyFile(dataFile(pid), join(keptDataDir, `${service.replace(/\W+/g, '-')}-${pid}.data`));
     }
-    log(`perf data kept in ${keptDataDir} (JIT names in /tmp/perf-<pid>.map, as long as those stay)`);
+    log(
+      `perf data kept in ${keptDataDir} (JIT names in /tmp/perf-<pid>.map, the newest at each address as the recording ended, as long as those stay)`,
+    );
   }
   const run: RecordedRun = { okPerSecond: result.okPerSecond, processes: [], profiles: [] };
   for (const { service, pid } of subjects) {
