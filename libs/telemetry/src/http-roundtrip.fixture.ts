@@ -1,6 +1,7 @@
 /**
  * A minimal service for register.test.ts, started in a child process behind the register preload: one HTTP
- * server, one http.get and one fetch() to it, then it ends the way FIXTURE_END says:
+ * server, one http.get and one fetch() to it (and FIXTURE_EXTRA_CALLS more http.gets), then it ends the way FIXTURE_END
+ * says:
  * - `shutdown`: awaits shutdownTelemetry() then calls process.exit, as a service's graceful shutdown does
  *   (so no beforeExit flush can stand in for it);
  * - `natural`: just lets the event loop empty (beforeExit flush);
@@ -37,6 +38,7 @@ async function main(): Promise<void> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   await get(`${base}/echo?access_token=fixture-secret-1&page=2`);
+  for (let extra = Number(process.env.FIXTURE_EXTRA_CALLS ?? 0); extra > 0; extra--) await get(`${base}/extra`);
   await (await fetch(`${base}/fetched?key=fixture-secret-2`)).text();
   const report = {
     event: 'fixture',

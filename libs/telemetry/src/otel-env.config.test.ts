@@ -51,4 +51,18 @@ describe('planTelemetry', () => {
     expect(planTelemetry({}).instrumentationsFromEnv).toBe(false);
     expect(planTelemetry({ OTEL_NODE_ENABLED_INSTRUMENTATIONS: 'http,fs' }).instrumentationsFromEnv).toBe(true);
   });
+
+  it('exports spans in batches of 64 unless the environment sets its own size, and sets nothing without traces', () => {
+    const endpoint = 'http://c:4318';
+    expect(planTelemetry({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint }).sdkDefaults).toEqual({
+      OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '64',
+    });
+    expect(
+      planTelemetry({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '512' }).sdkDefaults,
+    ).toEqual({});
+    expect(
+      planTelemetry({ OTEL_EXPORTER_OTLP_ENDPOINT: endpoint, OTEL_BSP_MAX_EXPORT_BATCH_SIZE: ' ' }).sdkDefaults,
+    ).toEqual({ OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '64' });
+    expect(planTelemetry({ OTEL_METRICS_EXPORTER: 'otlp' }).sdkDefaults).toEqual({});
+  });
 });

@@ -12,7 +12,17 @@ export interface TelemetryPlan {
   logs: boolean;
   /** OTEL_NODE_ENABLED_INSTRUMENTATIONS is set: the operator's list wins over our quiet defaults. */
   instrumentationsFromEnv: boolean;
+  /** SDK variables the environment leaves unset that the gateway sets before the SDK reads them (SPAN_EXPORT_DEFAULTS). */
+  sdkDefaults: Record<string, string>;
 }
+
+/**
+ * How the gateway's services export spans where the environment does not say: at most 64 spans per export. The SDK's
+ * default is 512, and an export serialises its spans on the event loop while every request of the process waits:
+ * 8-10 ms for 512 spans on a 2-core VM, about 1 ms for 64 (`npm run bench:export-batch`; docs/benchmarks.md, "Spans
+ * exported in smaller batches").
+ */
+export const SPAN_EXPORT_DEFAULTS: Readonly<Record<string, string>> = { OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '64' };
 
 function isSet(value: string | undefined): boolean {
   return value !== undefined && value.trim() !== '';
@@ -28,7 +38,7 @@ function isSet(value: string | undefined): boolean {
  *   because metrics are scraped from /metrics (prom-client) and logs are read from stdout; the shared
  *   endpoint alone would send them twice.
  * With nothing exported the SDK is not started at all (it costs over a second of startup), so trace context
- * is then not forwarded either.
+ * is then not forwarded either. Spans go out in smaller batches than the SDK's (SPAN_EXPORT_DEFAULTS).
  */
 export function planTelemetry(env: Env): TelemetryPlan {
   const exported = (exporter: string | undefined, ...endpoints: (string | undefined)[]): boolean =>
@@ -47,5 +57,8 @@ export function planTelemetry(env: Env): TelemetryPlan {
     metrics,
     logs,
     instrumentationsFromEnv: isSet(env.OTEL_NODE_ENABLED_INSTRUMENTATIONS),
+    sdkDefaults: traces
+      ? Object.fromEntries(Object.entries(SPAN_EXPORT_DEFAULTS).filter(([name]) => !isSet(env[name])))
+      : {},
   };
 }

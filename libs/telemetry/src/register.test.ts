@@ -188,6 +188,33 @@ describe('register preload', () => {
     expect(fetchSpan && attribute(fetchSpan, 'url.full')).toMatch(/\/fetched\?key=REDACTED$/);
   });
 
+  it('exports at most 64 spans at once unless OTEL_BSP_MAX_EXPORT_BATCH_SIZE says otherwise', async () => {
+    const spansPerExport = async (env: Record<string, string>): Promise<number[]> => {
+      const exports: Export[] = [];
+      const collector = await startReceiver();
+      try {
+        const run = runFixture({
+          OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
+          OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+          FIXTURE_END: 'shutdown',
+          FIXTURE_EXTRA_CALLS: '100',
+          ...env,
+        });
+        expect((await run.exit).code).toBe(0);
+        exports.push(...collector.exports);
+      } finally {
+        await collector.close();
+      }
+      return exports.map((one) => jsonSpans([one]).length);
+    };
+    // Each extra call is a client and a server span, all ended before the shutdown flushes them.
+    const ours = await spansPerExport({});
+    expect(ours.reduce((sum, count) => sum + count, 0)).toBeGreaterThanOrEqual(200);
+    expect(Math.max(...ours)).toBe(64);
+    const operators = await spansPerExport({ OTEL_BSP_MAX_EXPORT_BATCH_SIZE: '512' });
+    expect(Math.max(...operators)).toBeGreaterThanOrEqual(200);
+  });
+
   it('sends OTLP over HTTP/protobuf by default and flushes on beforeExit when the app just ends', async () => {
     const run = runFixture({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint, FIXTURE_END: 'natural' });
     const report = await run.report;

@@ -79,6 +79,8 @@ export function isCallSuppressed(): boolean {
  * explicitly (an empty list of processors or readers is the SDK's `none`).
  */
 export function startTelemetry(plan: TelemetryPlan): void {
+  // The SDK reads its batch settings from the environment only; it is read when the SDK starts, below.
+  Object.assign(process.env, plan.sdkDefaults);
   const sdk = new NodeSDK({
     instrumentations: instrumentations(plan),
     ...(plan.traces ? {} : { spanProcessors: [] }),
