@@ -1,5 +1,5 @@
-import { context, trace, type Span } from '@opentelemetry/api';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { context, propagation, trace, type Span } from '@opentelemetry/api';
+import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import {
   AlwaysOnSampler,
   InMemorySpanExporter,
@@ -21,7 +21,13 @@ describe('nats spans under an unsampled sender', () => {
     spanProcessors: [new SimpleSpanProcessor(exporter)],
   });
 
-  beforeAll(() => provider.register({ propagator: new W3CTraceContextPropagator() }));
+  beforeAll(() =>
+    provider.register({
+      propagator: new CompositePropagator({
+        propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()],
+      }),
+    }),
+  );
   afterEach(() => exporter.reset());
   afterAll(() => provider.shutdown());
 
@@ -43,7 +49,19 @@ describe('nats spans under an unsampled sender', () => {
     expect(result).toBe('decided');
     expect(exporter.getFinishedSpans()).toEqual([]);
     expect(given?.isRecording()).toBe(false);
-    expect(active?.spanContext()).toMatchObject({ traceId: TRACE_ID, spanId: SENDER_SPAN_ID, traceFlags: 0 });
+    expect(active?.spanContext()).toEqual({ traceId: TRACE_ID, spanId: SENDER_SPAN_ID, traceFlags: 0, isRemote: true });
+  });
+
+  it("hands on the sender's tracestate and baggage too: a message with more than a traceparent is read in full", async () => {
+    const sent = message('00');
+    sent.headers.set('tracestate', 'vendor=opaque');
+    sent.headers.set('baggage', 'tenant=t1');
+    const seen = await withConsumerSpan('gw decide', sent, () => ({
+      traceState: trace.getSpan(context.active())?.spanContext().traceState?.serialize(),
+      tenant: propagation.getBaggage(context.active())?.getEntry('tenant')?.value,
+    }));
+    expect(seen).toEqual({ traceState: 'vendor=opaque', tenant: 't1' });
+    expect(exporter.getFinishedSpans()).toEqual([]);
   });
 
   it('still records the span of a sampled sender', async () => {

@@ -6,6 +6,7 @@ import {
   recordsNoChildren,
   samplerFollowsParent,
   unsampledParent,
+  unsampledRemoteParent,
 } from './trace-context';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
@@ -119,6 +120,49 @@ describe('unsampledParent', () => {
         expect(isolated.unsampledParent(withParent(TraceFlags.NONE, true))).toBeUndefined();
         const unsampled = trace.wrapSpanContext({ traceId: TRACE_ID, spanId: SPAN_ID, traceFlags: TraceFlags.NONE });
         expect(isolated.recordsNoChildren(unsampled)).toBe(false);
+      });
+    } finally {
+      if (saved === undefined) delete process.env['OTEL_TRACES_SAMPLER'];
+      else process.env['OTEL_TRACES_SAMPLER'] = saved;
+    }
+  });
+});
+
+describe('unsampledRemoteParent', () => {
+  it('reads the remote span context of an unsampled version-00 traceparent, as the W3C propagator writes it', () => {
+    expect(unsampledRemoteParent(injected(TraceFlags.NONE))).toEqual({
+      traceId: TRACE_ID,
+      spanId: SPAN_ID,
+      traceFlags: TraceFlags.NONE,
+      isRemote: true,
+    });
+    expect(unsampledRemoteParent(`00-${TRACE_ID}-${SPAN_ID}-02`)?.traceFlags).toBe(2);
+  });
+
+  it('gives nothing for a sampled, malformed, all-zero or later-version traceparent: the propagators read those', () => {
+    for (const traceparent of [
+      injected(TraceFlags.SAMPLED),
+      `00-${TRACE_ID}-${SPAN_ID}-03`,
+      `00-${TRACE_ID.toUpperCase()}-${SPAN_ID}-00`,
+      `00-${'0'.repeat(32)}-${SPAN_ID}-00`,
+      `00-${TRACE_ID}-${'0'.repeat(16)}-00`,
+      `01-${TRACE_ID}-${SPAN_ID}-00`,
+      `00-${TRACE_ID}-${SPAN_ID}-00-extra`,
+      ` 00-${TRACE_ID}-${SPAN_ID}-00`,
+      '',
+    ]) {
+      expect(unsampledRemoteParent(traceparent)).toBeUndefined();
+    }
+  });
+
+  it('gives nothing when OTEL_TRACES_SAMPLER names a sampler that ignores the parent', () => {
+    const saved = process.env['OTEL_TRACES_SAMPLER'];
+    process.env['OTEL_TRACES_SAMPLER'] = 'traceidratio';
+    try {
+      jest.isolateModules(() => {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const isolated = require('./trace-context') as typeof import('./trace-context');
+        expect(isolated.unsampledRemoteParent(`00-${TRACE_ID}-${SPAN_ID}-00`)).toBeUndefined();
       });
     } finally {
       if (saved === undefined) delete process.env['OTEL_TRACES_SAMPLER'];

@@ -6,6 +6,7 @@ import {
   TraceFlags,
   type Context,
   type Span,
+  type SpanContext,
 } from '@opentelemetry/api';
 
 /**
@@ -80,4 +81,22 @@ export function recordsNoChildren(span: Span): boolean {
   if (!FOLLOWS_PARENT) return false;
   const spanContext = span.spanContext();
   return (spanContext.traceFlags & TraceFlags.SAMPLED) === 0 && isSpanContextValid(spanContext);
+}
+
+/** A version-00 W3C traceparent: trace id, parent id, flags (other versions may append fields; the propagator reads them). */
+const TRACEPARENT_00 = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+/**
+ * The remote span context a version-00 `traceparent` names, when a span started under it would record nothing (an
+ * unsampled trace, a sampler that follows the parent): a receiver can then run in it without the propagators.
+ * `undefined` for anything else (sampled, malformed, another version), which the propagators read as usual.
+ */
+export function unsampledRemoteParent(traceparent: string): SpanContext | undefined {
+  if (!FOLLOWS_PARENT) return undefined;
+  const match = TRACEPARENT_00.exec(traceparent);
+  if (match === null) return undefined;
+  const traceFlags = parseInt(match[3]!, 16);
+  if ((traceFlags & TraceFlags.SAMPLED) !== 0) return undefined;
+  const spanContext: SpanContext = { traceId: match[1]!, spanId: match[2]!, traceFlags, isRemote: true };
+  return isSpanContextValid(spanContext) ? spanContext : undefined;
 }
