@@ -849,7 +849,8 @@ describe('portal-api - search-ads (a key pair instead of a redirect)', () => {
     });
     expect(created.status).toBe(201);
     const answer = await campaigns(created.body.secret, connected.account_id);
-    expect(answer.status).toBe(200);
+    // The whole answer, so that a failure shows the gateway's error code, not only its status.
+    expect(answer).toMatchObject({ status: 200 });
     expect(Array.isArray(answer.body.data)).toBe(true);
 
     // The private key is in no answer of the flow, and is stored sealed (the raw document is ciphertext).
@@ -977,7 +978,7 @@ describe('portal-api - search-ads (a key pair instead of a redirect)', () => {
       providers: ['search-ads'],
       account_ids: [accountId],
     });
-    expect((await campaigns(created.body.secret, accountId)).status).toBe(200);
+    expect(await campaigns(created.body.secret, accountId)).toMatchObject({ status: 200 });
     const list = await client.call<{ connections: unknown[]; used: number }>('GET', '/api/connections');
     expect(list.body.used).toBe(1);
 
