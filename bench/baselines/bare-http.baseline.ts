@@ -11,10 +11,13 @@ export interface ReplayedAnswer {
   requestId: string;
 }
 
-/** The bare node:http calibration server (bare-http.server.cjs) in a process of its own. */
-export async function startBareHttp(answer?: ReplayedAnswer): Promise<{ origin: string; stop(): Promise<void> }> {
-  const env = answer ? { ...process.env, BARE_HTTP_ANSWER: JSON.stringify(answer) } : process.env;
+/** The bare node:http calibration server (bare-http.server.cjs) in a process of its own, `extraEnv` added to ours. */
+export async function startBareHttp(
+  answer?: ReplayedAnswer,
+  extraEnv: Record<string, string> = {},
+): Promise<{ origin: string; pid: number; stop(): Promise<void> }> {
+  const env = { ...process.env, ...extraEnv, ...(answer ? { BARE_HTTP_ANSWER: JSON.stringify(answer) } : {}) };
   const daemon = startDaemon(process.execPath, [join(__dirname, 'bare-http.server.cjs')], { env });
   const port = Number(await firstLineOf(daemon, 10_000));
-  return { origin: `http://127.0.0.1:${port}`, stop: () => daemon.stop() };
+  return { origin: `http://127.0.0.1:${port}`, pid: daemon.child.pid!, stop: () => daemon.stop() };
 }

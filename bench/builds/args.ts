@@ -12,16 +12,23 @@ export interface BuildsArgs {
   connections: number;
   /** Every process traced as the Helm chart runs them with an OTLP endpoint, each build's with its own preload. */
   telemetry: boolean;
+  /**
+   * edge-auth under the refusal bench's load (keys far over their rate, refusals held at the edge), its CPU per
+   * answer counting every answer, instead of the forward load and its 2xx answers.
+   */
+  refusal: boolean;
 }
 
 export const USAGE = [
   'usage: npm run bench:builds -- --builds <ref>,<ref>[,...] [--service edge-auth|provider-proxy|quota-actor]',
   '                               [--rounds 5] [--warmup-rounds 2] [--seconds 5] [--keys 256] [--connections 64]',
-  '                               [--telemetry]',
+  '                               [--telemetry] [--refusal]',
   '  --builds   git refs to compare, the first being the baseline; . is the working tree with its changes',
   '  --service  the service whose CPU per forwarded answer is compared (default edge-auth)',
   "  --telemetry  every process traced as the Helm chart runs them with an OTLP endpoint (the chart's sampler),",
   "             each build's process with its own build's preload",
+  "  --refusal  edge-auth only: the refusal bench's load instead (its keys far over their rate, refusals held at",
+  '             the edge), CPU per answer counting every answer',
 ].join('\n');
 
 const DEFAULTS: Omit<BuildsArgs, 'builds'> = {
@@ -32,6 +39,7 @@ const DEFAULTS: Omit<BuildsArgs, 'builds'> = {
   keys: 256,
   connections: 64,
   telemetry: false,
+  refusal: false,
 };
 
 /** Bounds that keep a comparison finite and on loopback-sized loads. */
@@ -57,8 +65,8 @@ export function parseBuildsArgs(argv: string[]): BuildsArgs | 'help' {
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
     if (flag === '--help' || flag === '-h') return 'help';
-    if (flag === '--telemetry' && inline === undefined) {
-      args.telemetry = true;
+    if ((flag === '--telemetry' || flag === '--refusal') && inline === undefined) {
+      args[flag === '--telemetry' ? 'telemetry' : 'refusal'] = true;
       continue;
     }
     if (flag !== '--builds' && flag !== '--service' && !NUMERIC_FLAGS[flag]) {
@@ -88,5 +96,8 @@ export function parseBuildsArgs(argv: string[]): BuildsArgs | 'help' {
     }
   }
   if (!args.builds || args.builds.length < 2) throw new Error(`--builds needs at least two refs\n${USAGE}`);
+  if (args.refusal && args.service !== 'edge-auth') {
+    throw new Error(`--refusal compares edge-auth, which answers the refusals it holds; got --service ${args.service}`);
+  }
   return { ...args, builds: args.builds };
 }

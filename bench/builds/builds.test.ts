@@ -8,7 +8,7 @@ const run = (round: number, position: number, micros: number, ok = 6_000): Build
   round,
   position,
   seconds: 5,
-  okPerSecond: ok,
+  answersPerSecond: ok,
   non2xx: 0,
   socketErrors: 0,
   microsPerAnswer: micros,
@@ -50,7 +50,7 @@ describe('the summary of the runs', () => {
     expect(first!.pairedRatio).toBe(1);
     expect(second!.pairedRatio).toBe(0.9);
     expect(second!.microsPerAnswer).toEqual({ median: 55.8, min: 54, max: 81 });
-    expect(first!.okPerSecond).toEqual({ median: 6_000, min: 6_000, max: 6_000 });
+    expect(first!.answersPerSecond).toEqual({ median: 6_000, min: 6_000, max: 6_000 });
   });
 
   it('renders every build, every run in round order and the path by process', () => {
@@ -63,11 +63,13 @@ describe('the summary of the runs', () => {
       finishedAt: '2026-11-28T12:05:00.000Z',
       machine: { nproc: 2, cpuModel: 'Test CPU', memoryGiB: 24, node: 'v20', kernel: '6', loadAverageAtStart: 0.5 },
       service: 'edge-auth',
+      load: 'forward',
       method: 'the method',
       target: 'the load',
       builds,
       notes: ['a note'],
     });
+    expect(markdown).toContain('| x the first build, paired by round | 2xx/s: median (min-max) |');
     expect(markdown).toContain(
       '| before | 62.0 (60.0-64.0) | 1.000 | 6000 (6000-6000) | 31.0 (30.0-32.0) | 0.5 (0.0-1.0) |',
     );
@@ -84,6 +86,27 @@ describe('the summary of the runs', () => {
       '| 2 | before | 2',
     ]);
     expect(markdown).toContain('- a note');
+  });
+
+  it('counts every answer under the refusal load, and says so', () => {
+    const builds = summarizeBuilds([
+      { label: 'before', runs: [run(0, 0, 30)] },
+      { label: 'after', runs: [run(0, 1, 27)] },
+    ]);
+    const markdown = renderBuildsMarkdown({
+      startedAt: '2026-12-07T12:00:00.000Z',
+      finishedAt: '2026-12-07T12:05:00.000Z',
+      machine: { nproc: 2, cpuModel: 'Test CPU', memoryGiB: 24, node: 'v26', kernel: '6', loadAverageAtStart: 0.5 },
+      service: 'edge-auth',
+      load: 'refusal',
+      method: 'the method',
+      target: 'the refusal load',
+      builds,
+      notes: [],
+    });
+    expect(markdown).toContain('| x the first build, paired by round | answers/s: median (min-max) |');
+    expect(markdown).toContain('| Round | Build | Order in the round | answers/s | µs per answer |');
+    expect(markdown).toContain('| after | 27.0 (27.0-27.0) | 0.900 |');
   });
 });
 
@@ -125,12 +148,17 @@ describe('the command line', () => {
       keys: 256,
       connections: 64,
       telemetry: false,
+      refusal: false,
     });
     expect(parseBuildsArgs(['--builds', 'main~1,.', '--service', 'quota-actor'])).toMatchObject({
       service: 'quota-actor',
     });
     expect(parseBuildsArgs(['--telemetry', '--builds', 'main~1,.'])).toMatchObject({ telemetry: true });
     expect(() => parseBuildsArgs(['--builds', 'main~1,.', '--telemetry=yes'])).toThrow(/unknown argument --telemetry/);
+    expect(parseBuildsArgs(['--refusal', '--builds', 'main~1,.'])).toMatchObject({
+      refusal: true,
+      service: 'edge-auth',
+    });
     expect(parseBuildsArgs(['-h'])).toBe('help');
   });
 
@@ -145,6 +173,7 @@ describe('the command line', () => {
     [['--builds', 'a,b', '--keys', '5000'], /whole number from 1 to 1024/],
     [['--builds', 'a,b', '--quick'], /unknown argument --quick/],
     [['--builds'], /--builds needs a value/],
+    [['--builds', 'a,b', '--refusal', '--service', 'quota-actor'], /--refusal compares edge-auth/],
   ])('refuses %j', (argv, message) => {
     expect(() => parseBuildsArgs(argv)).toThrow(message);
   });

@@ -15,7 +15,8 @@ import { describeMachine } from '../lib/machine';
 import { settle } from '../lib/settle';
 import { reportStamp, runMain, writeReportFiles } from '../lib/report-files';
 import { ensureDebianTool } from '../lib/tools';
-import { runWrk } from '../load/wrk.runner';
+import { refusalKeys } from '../gateway/refusal.bench';
+import { runWrk, type WrkResult } from '../load/wrk.runner';
 import { BenchEnvironment } from '../setup/bench-environment';
 import { traceAsTheChart, tracedServiceEnv, type ChartTracedRun } from '../lib/chart-tracing';
 import { buildIn, prepareCheckout, type Checkout } from './checkouts';
@@ -153,7 +154,8 @@ async function main(): Promise<void> {
 
       const { path, query } = env.platformPathAndQuery();
       const target = `/v1/video-ads${path}?${query}`;
-      const keys = env.loadKeys.slice(0, args.keys).map((key) => key.secret);
+      const keys = args.refusal ? await refusalKeys(env) : env.loadKeys.slice(0, args.keys).map((key) => key.secret);
+      const answersOf = (result: WrkResult) => (args.refusal ? result.requests : result.requests - result.non2xx);
       const runs = contenders.map(() => [] as BuildRun[]);
       for (let round = -args.warmupRounds; round < args.rounds; round++) {
         const order = roundOrder(contenders.length, round + args.warmupRounds);
@@ -175,12 +177,13 @@ async function main(): Promise<void> {
           );
           const usage = meter.stop();
           const heap = heapFigures(heapBefore, await scrapeMetricsOrNone(metricsUrl));
-          const answers = result.requests - result.non2xx;
+          const answers = answersOf(result);
           const measured = usage.processes.find((item) => item.pid === contender.measured.process.pid);
           const cost = microsPerAnswer(measured?.cpuPercent ?? 0, usage.seconds, answers);
           const what = round < 0 ? `warm-up ${round + args.warmupRounds + 1}` : `round ${round + 1}`;
           log(
-            `${what}: ${contender.checkout.label}: ${Math.round(result.okPerSecond)} 2xx/s, ${cost} µs per answer` +
+            `${what}: ${contender.checkout.label}: ${Math.round(answers / result.seconds)} ` +
+              `${args.refusal ? 'answers' : '2xx'}/s, ${cost} µs per answer` +
               (result.non2xx > 0 ? `, ${result.non2xx} non-2xx` : ''),
           );
           if (round < 0) continue;
@@ -188,7 +191,7 @@ async function main(): Promise<void> {
             round,
             position,
             seconds: result.seconds,
-            okPerSecond: Math.round(result.okPerSecond),
+            answersPerSecond: Math.round(answers / result.seconds),
             non2xx: result.non2xx,
             socketErrors: result.socketErrors,
             microsPerAnswer: cost,
@@ -211,9 +214,13 @@ async function main(): Promise<void> {
     finishedAt: new Date().toISOString(),
     machine,
     service: args.service,
+    load: args.refusal ? 'refusal' : 'forward',
     method:
-      `one bench environment (NATS, FerretDB, sandbox, provider-proxy, one quota-actor, ${args.keys} business-plan ` +
-      `keys), a fresh compiled ${args.service} per build started together` +
+      `one bench environment (NATS, FerretDB, sandbox, provider-proxy, one quota-actor, ` +
+      (args.refusal
+        ? "the refusal bench's 64 keys of one customer on a metered plan of 1 request per second, burst 1"
+        : `${args.keys} business-plan keys`) +
+      `), a fresh compiled ${args.service} per build started together` +
       (args.service === 'provider-proxy' ? ' (each behind an edge-auth of this checkout)' : '') +
       (args.service === 'quota-actor'
         ? ' (each with subjects and lease buckets of its own, asked by an edge-auth of this checkout)'
@@ -227,7 +234,10 @@ async function main(): Promise<void> {
           "sampler and protocol from charts/gateway/values.yaml), each build's process with its own build's preload, " +
           'spans exported to a receiver in the bench process that keeps nothing.'
         : ''),
-    target: `GET /v1/video-ads/v1.3/advertiser/info/ over ${args.keys} keys (the gateway benchmark's forward path)`,
+    target: args.refusal
+      ? "GET /v1/video-ads/v1.3/advertiser/info/ over the refusal keys (the refusal bench's load: nearly every " +
+        'answer a 429 the edge repeats while the quota-actor says it holds)'
+      : `GET /v1/video-ads/v1.3/advertiser/info/ over ${args.keys} keys (the gateway benchmark's forward path)`,
     builds: summaries,
     notes: ['Builds are comparable within this report only: the same machine a few minutes later can differ by 2-3x.'],
   };

@@ -6,6 +6,8 @@ export interface BuildsReport {
   finishedAt: string;
   machine: MachineInfo;
   service: string;
+  /** The forward load (2xx answers counted), or the refusal bench's (every answer counted, nearly all 429). */
+  load: 'forward' | 'refusal';
   method: string;
   target: string;
   builds: BuildSummary[];
@@ -30,6 +32,7 @@ function pathTable(builds: BuildSummary[]): string[] {
 
 export function renderBuildsMarkdown(report: BuildsReport): string {
   const { machine } = report;
+  const counted = report.load === 'refusal' ? 'answers/s' : '2xx/s';
   const lines = [
     `# ${report.service}: builds compared`,
     '',
@@ -41,11 +44,11 @@ export function renderBuildsMarkdown(report: BuildsReport): string {
     '',
     `Load: ${report.target}`,
     '',
-    `| Build | ${report.service} CPU per answer, µs: median (min-max) | x the first build, paired by round | 2xx/s: median (min-max) | old space after a run, MB | mark-compacts in a run | collector pauses in a run, ms |`,
+    `| Build | ${report.service} CPU per answer, µs: median (min-max) | x the first build, paired by round | ${counted}: median (min-max) | old space after a run, MB | mark-compacts in a run | collector pauses in a run, ms |`,
     '|---|---:|---:|---:|---:|---:|---:|',
     ...report.builds.map(
       (build) =>
-        `| ${build.label} | ${range(build.microsPerAnswer)} | ${figure(build.pairedRatio, 3)} | ${range(build.okPerSecond, 0)} | ${range(build.oldSpaceMb)} | ${range(build.markCompacts)} | ${range(build.pauseMs)} |`,
+        `| ${build.label} | ${range(build.microsPerAnswer)} | ${figure(build.pairedRatio, 3)} | ${range(build.answersPerSecond, 0)} | ${range(build.oldSpaceMb)} | ${range(build.markCompacts)} | ${range(build.pauseMs)} |`,
     ),
     '',
     'CPU per answer of every process on the path (medians, µs):',
@@ -54,14 +57,14 @@ export function renderBuildsMarkdown(report: BuildsReport): string {
     '',
     'Every run:',
     '',
-    '| Round | Build | Order in the round | 2xx/s | µs per answer | non-2xx | socket errors | old space, MB | mark-compacts | pauses, ms |',
+    `| Round | Build | Order in the round | ${counted} | µs per answer | non-2xx | socket errors | old space, MB | mark-compacts | pauses, ms |`,
     '|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...report.builds
       .flatMap((build) => build.runs.map((run) => ({ build: build.label, run })))
       .sort((a, b) => a.run.round - b.run.round || a.run.position - b.run.position)
       .map(
         ({ build, run }) =>
-          `| ${run.round + 1} | ${build} | ${run.position + 1} | ${figure(run.okPerSecond, 0)} | ${figure(run.microsPerAnswer)} | ${run.non2xx} | ${run.socketErrors} | ${figure(run.heap.oldSpaceMb)} | ${figure(run.heap.markCompacts, 0)} | ${figure(run.heap.pauseMs)} |`,
+          `| ${run.round + 1} | ${build} | ${run.position + 1} | ${figure(run.answersPerSecond, 0)} | ${figure(run.microsPerAnswer)} | ${run.non2xx} | ${run.socketErrors} | ${figure(run.heap.oldSpaceMb)} | ${figure(run.heap.markCompacts, 0)} | ${figure(run.heap.pauseMs)} |`,
       ),
   ];
   if (report.notes.length > 0) lines.push('', ...report.notes.map((note) => `- ${note}`));

@@ -7,12 +7,13 @@ export interface BuildRun {
   /** Its place in the round's order, 0 first. */
   position: number;
   seconds: number;
-  okPerSecond: number;
+  /** The answers the load counts a second: 2xx on the forward load, every answer on the refusal load. */
+  answersPerSecond: number;
   non2xx: number;
   socketErrors: number;
-  /** CPU of the compared process per 2xx answer. */
+  /** CPU of the compared process per answer counted (answersPerSecond). */
   microsPerAnswer: number;
-  /** CPU of every process of the path per 2xx answer, by name (the compared one included), for context. */
+  /** CPU of every process of the path per answer counted, by name (the compared one included), for context. */
   pathMicrosPerAnswer: Record<string, number>;
   /** The compared process's collector over the run. */
   heap: HeapFigures;
@@ -22,7 +23,7 @@ export interface BuildSummary {
   label: string;
   runs: BuildRun[];
   microsPerAnswer: { median: number; min: number; max: number };
-  okPerSecond: { median: number; min: number; max: number };
+  answersPerSecond: { median: number; min: number; max: number };
   oldSpaceMb: { median: number; min: number; max: number };
   markCompacts: { median: number; min: number; max: number };
   pauseMs: { median: number; min: number; max: number };
@@ -61,7 +62,7 @@ export function summarizeBuilds(builds: { label: string; runs: BuildRun[] }[]): 
     label,
     runs,
     microsPerAnswer: spread(runs.map((run) => run.microsPerAnswer)),
-    okPerSecond: spread(runs.map((run) => run.okPerSecond)),
+    answersPerSecond: spread(runs.map((run) => run.answersPerSecond)),
     oldSpaceMb: spread(runs.map((run) => run.heap.oldSpaceMb)),
     markCompacts: spread(runs.map((run) => run.heap.markCompacts)),
     pauseMs: spread(runs.map((run) => run.heap.pauseMs)),

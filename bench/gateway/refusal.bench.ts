@@ -64,19 +64,10 @@ interface Ceiling {
 const REFUSAL_KEYS = 64;
 
 /**
- * The refusal path (issue 17): keys far over their rate (1 request per second, burst 1) hammered at saturation,
- * through the gateway (edge-auth with held refusals, and an edge-auth with HOLD_REFUSALS=false) and through nginx
- * limit_req with the same rate and burst per key. Measures 429 answers per second and CPU per answer.
+ * The refusal load's keys: one customer's, on a metered plan of 1 request per second, burst 1, so that nearly every
+ * request of a saturating load is refused.
  */
-export async function runRefusalBench(
-  env: BenchEnvironment,
-  wrk: string,
-  nginxRefusalOrigin: string,
-  saturation: SaturationSettings,
-  runs: number,
-  workDir: string,
-  log: (message: string) => void,
-): Promise<RefusalSection> {
+export async function refusalKeys(env: BenchEnvironment): Promise<string[]> {
   const fixtures = env.fixtures;
   // Metered, as the gateway section's load keys: a block-mode customer takes its units from the allowance chain in
   // reservations, database writes per admitted request that belong to the forward path and cost FerretDB (the
@@ -93,6 +84,24 @@ export async function runRefusalBench(
   for (let i = 0; i < REFUSAL_KEYS; i++) {
     keys.push((await fixtures.key({ customerId: customer.customer_id, accountIds: [connection.accountId] })).secret);
   }
+  return keys;
+}
+
+/**
+ * The refusal path (issue 17): keys far over their rate (1 request per second, burst 1) hammered at saturation,
+ * through the gateway (edge-auth with held refusals, and an edge-auth with HOLD_REFUSALS=false) and through nginx
+ * limit_req with the same rate and burst per key. Measures 429 answers per second and CPU per answer.
+ */
+export async function runRefusalBench(
+  env: BenchEnvironment,
+  wrk: string,
+  nginxRefusalOrigin: string,
+  saturation: SaturationSettings,
+  runs: number,
+  workDir: string,
+  log: (message: string) => void,
+): Promise<RefusalSection> {
+  const keys = await refusalKeys(env);
   const { path, query } = env.platformPathAndQuery();
   const target = `/v1/video-ads${path}?${query}`;
   log('refusal: starting an edge-auth with HOLD_REFUSALS=false');
@@ -256,7 +265,7 @@ async function sampleRefusal(target: WrkTarget): Promise<RefusalFigures['sample'
 }
 
 /** The target's refusal as it went on the wire, for a bare server to replay (startBareHttp). */
-async function sampleAnswer(target: WrkTarget): Promise<ReplayedAnswer> {
+export async function sampleAnswer(target: WrkTarget): Promise<ReplayedAnswer> {
   for (let tries = 0; tries < 5; tries++) {
     const response = await fetch(`${target.origin}${target.target}`, { headers: { 'X-API-Key': target.keys[0]! } });
     const body = await response.text();

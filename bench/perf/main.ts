@@ -1,18 +1,21 @@
 /**
- * `npm run bench:perf -- [--seconds 8] [--keys 256] [--connections 64] [--warmup-runs 3] [--top 25] [--skeleton]
- *   [--keep-data] [--telemetry]`
+ * `npm run bench:perf -- [--seconds 8] [--keys 256] [--connections 64] [--warmup-runs 3] [--top 25]
+ *   [--skeleton | --refusal] [--keep-data] [--telemetry]`
  *
  * Where edge-auth, provider-proxy and the quota-actor spend their CPU on the gateway benchmark's forward path, as
  * `perf` sees it on the CPU rather than V8's sampling profiler (docs/benchmarks.md, "Reading the profiles"). The
  * services run compiled with `--perf-basic-prof-only-functions`, so JIT-compiled functions have names. Writes
  * reports/perf-<time>.{md,json}: per process, its CPU per answer split by category, and its top symbols. With
  * `--skeleton`, the design's skeleton runs under the same load after them, and each gateway process is set against the
- * skeleton process that does its job: what the gateway's own work costs, symbol by symbol.
+ * skeleton process that does its job: what the gateway's own work costs, symbol by symbol. With `--refusal`, the load
+ * is the refusal bench's instead (keys far over their rate), and edge-auth is set against a bare node:http server
+ * writing edge-auth's own refusal under the same load.
  */
 import { copyFile, mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '@gateway/testing';
+import { startBareHttp } from '../baselines/bare-http.baseline';
 import { startSkeleton, type SkeletonBaseline } from '../baselines/skeleton.baseline';
 import { buildIn } from '../builds/checkouts';
 import { microsPerAnswer } from '../builds/rounds';
@@ -22,13 +25,14 @@ import { runCommand } from '../lib/process';
 import { settle } from '../lib/settle';
 import { reportStamp, runMain, writeReportFiles } from '../lib/report-files';
 import { ensureDebianTool } from '../lib/tools';
+import { refusalKeys, sampleAnswer } from '../gateway/refusal.bench';
 import { runWrk, type WrkResult } from '../load/wrk.runner';
 import { BenchEnvironment } from '../setup/bench-environment';
 import { addServiceEnv, SERVICE_VARIABLES, traceAsTheChart } from '../lib/chart-tracing';
 import { jitMapLength, keepNewestJitNames } from './jit-map';
 import { parsePerfArgs, PERF_USAGE, type PerfArgs } from './perf-args';
 import { compareWithSkeleton, type ProcessProfile } from './perf-compare';
-import { renderPerfMarkdown, type PerfReport, type ProfiledProcess } from './perf-report';
+import { renderPerfMarkdown, type PerfReport, type ProfiledProcess, type TwinRun } from './perf-report';
 import { categoryShares, parsePerfReport } from './perf-symbols';
 
 const NAMED_JIT = '--perf-basic-prof-only-functions';
@@ -49,10 +53,12 @@ interface Recording {
   log: (message: string) => void;
   /** With --keep-data: where each perf.data is copied to. */
   keptDataDir: string | undefined;
+  /** The answers a load run counts: 2xx on the forward load, every answer on the refusal load. */
+  answers: { of(result: WrkResult): number; unit: string };
 }
 
 interface RecordedRun {
-  okPerSecond: number;
+  answersPerSecond: number;
   processes: ProfiledProcess[];
   /** Every symbol of each process, for the comparison with the skeleton. */
   profiles: ProcessProfile[];
@@ -63,13 +69,13 @@ interface RecordedRun {
  * self time from perf, its CPU per answer from /proc over the whole run.
  */
 async function recordUnderLoad(
-  { perfPath, workDir, args, log, keptDataDir }: Recording,
+  { perfPath, workDir, args, log, keptDataDir, answers: counted }: Recording,
   subjects: Subject[],
   load: (seconds: number) => Promise<WrkResult>,
 ): Promise<RecordedRun> {
   for (let run = 1; run <= args.warmupRuns; run++) {
     const warm = await load(6);
-    log(`warm-up ${run}: ${Math.round(warm.okPerSecond)} 2xx/s`);
+    log(`warm-up ${run}: ${Math.round(counted.of(warm) / warm.seconds)} ${counted.unit}/s`);
   }
   await settle(5_000);
   const meter = new CpuMeter();
@@ -92,8 +98,8 @@ async function recordUnderLoad(
   const result = await running;
   const usage = meter.stop();
   await Promise.all(subjects.map(({ pid }, index) => keepNewestJitNames(pid, jitMapLengths[index]!)));
-  const answers = result.requests - result.non2xx;
-  log(`measured run: ${Math.round(result.okPerSecond)} 2xx/s`);
+  const answers = counted.of(result);
+  log(`measured run: ${Math.round(answers / result.seconds)} ${counted.unit}/s`);
 
   if (keptDataDir !== undefined) {
     await mkdir(keptDataDir, { recursive: true });
@@ -104,7 +110,7 @@ async function recordUnderLoad(
       `perf data kept in ${keptDataDir} (JIT names in /tmp/perf-<pid>.map, the newest at each address as the recording ended, as long as those stay)`,
     );
   }
-  const run: RecordedRun = { okPerSecond: result.okPerSecond, processes: [], profiles: [] };
+  const run: RecordedRun = { answersPerSecond: answers / result.seconds, processes: [], profiles: [] };
   for (const { service, pid } of subjects) {
     const text = await runCommand(
       perfPath,
@@ -162,28 +168,42 @@ async function main(): Promise<void> {
   try {
     const { path, query } = env.platformPathAndQuery();
     const target = `/v1/video-ads${path}?${query}`;
-    const keys = env.loadKeys.slice(0, args.keys).map((key) => key.secret);
-    const loadOn = (origin: string) => (seconds: number) =>
-      runWrk(wrk.path, workDir, { origin, target, keys }, { seconds, connections: args.connections, threads: 1 });
-
-    const recording: Recording = { perfPath: perf.path, workDir, args, log, keptDataDir };
-    const gateway = await recordUnderLoad(
-      recording,
-      [
-        { service: 'edge-auth (stream)', pid: env.edges.stream.process.pid! },
-        { service: 'provider-proxy', pid: env.cluster.proxy.process.pid! },
-        ...env.liveActors().map((actor) => ({ service: 'quota-actor', pid: actor.process.pid! })),
-      ],
-      loadOn(env.edges.stream.url),
-    );
-    const skeleton = args.skeleton ? await recordSkeleton(recording, env, gateway, loadOn) : undefined;
+    const keys = args.refusal ? await refusalKeys(env) : env.loadKeys.slice(0, args.keys).map((key) => key.secret);
+    const loadOn =
+      (origin: string, path = target) =>
+      (seconds: number) =>
+        runWrk(
+          wrk.path,
+          workDir,
+          { origin, target: path, keys },
+          { seconds, connections: args.connections, threads: 1 },
+        );
+    const recording: Recording = {
+      perfPath: perf.path,
+      workDir,
+      args,
+      log,
+      keptDataDir,
+      answers: args.refusal
+        ? { of: (result) => result.requests, unit: 'answers' }
+        : { of: (result) => result.requests - result.non2xx, unit: '2xx' },
+    };
+    const measured = args.refusal
+      ? await recordRefusal(recording, env, { target, keys }, loadOn)
+      : await recordForward(recording, env, loadOn);
     report = {
       startedAt: startedAt.toISOString(),
       finishedAt: new Date().toISOString(),
       machine,
+      load: args.refusal ? 'refusal' : 'forward',
       method:
-        `one bench environment (NATS, FerretDB, sandbox, provider-proxy, one quota-actor, edge-auth with the stream ` +
-        `transport, ${args.keys} business-plan keys), every service compiled and started with ${NAMED_JIT}; ` +
+        (args.refusal
+          ? `one bench environment (NATS, FerretDB, sandbox, provider-proxy, one quota-actor, edge-auth with the ` +
+            `stream transport, ${keys.length} keys of one customer on a metered plan of 1 request per second, burst ` +
+            `1, as the refusal bench's), every service compiled and started with ${NAMED_JIT}; `
+          : `one bench environment (NATS, FerretDB, sandbox, provider-proxy, one quota-actor, edge-auth with the ` +
+            `stream transport, ${args.keys} business-plan keys), every service compiled and started with ` +
+            `${NAMED_JIT}; `) +
         `${args.warmupRuns} load runs of 6 s to warm up, then wrk (1 thread, ${args.connections} connections) for ` +
         `${args.seconds + 2 * MARGIN_SECONDS} s on GET /v1/video-ads/v1.3/advertiser/info/, and \`perf record -F 2000 -g\` ` +
         `of each process (all its threads) for the ${args.seconds} s in the middle; self time per symbol from ` +
@@ -194,15 +214,23 @@ async function main(): Promise<void> {
             'flag, under the same load, warm-up and recording; each gateway process is set against its twin symbol by ' +
             'symbol, in µs per answer.'
           : '') +
+        (args.refusal
+          ? " Then a bare node:http server (bench/baselines/bare-http.server.cjs) writing edge-auth's own refusal, " +
+            'sampled from edge-auth (its status, fields and problem body, a fresh request id in each, the answers of ' +
+            'a turn ended together as edge-auth does), started with the same flag, under the same load, warm-up and ' +
+            'recording; edge-auth is set against it symbol by symbol, in µs per answer.'
+          : '') +
         (tracing
           ? " The gateway's services ran traced as the Helm chart runs them once it has an OTLP endpoint: the " +
             `OpenTelemetry SDK preloaded, OTEL_TRACES_SAMPLER=${tracing.sampler} with ${tracing.samplerArg}, ` +
             `${tracing.protocol} to a receiver in the bench process that keeps nothing` +
-            (args.skeleton ? '; the skeleton is never traced.' : '.')
+            (args.skeleton || args.refusal
+              ? `; the ${args.refusal ? 'bare server' : 'skeleton'} is never traced.`
+              : '.')
           : ''),
-      okPerSecond: gateway.okPerSecond,
-      processes: gateway.processes,
-      ...(skeleton ? { skeleton } : {}),
+      answersPerSecond: measured.gateway.answersPerSecond,
+      processes: measured.gateway.processes,
+      ...(measured.twin ? { twin: measured.twin } : {}),
       ...(traced ? { telemetry: traced.receipts() } : {}),
     };
   } finally {
@@ -215,13 +243,71 @@ async function main(): Promise<void> {
   await writeReportFiles('perf', reportStamp(report.startedAt), renderPerfMarkdown(report), report, log);
 }
 
+type LoadOn = (origin: string, path?: string) => (seconds: number) => Promise<WrkResult>;
+
+interface Measured {
+  gateway: RecordedRun;
+  twin?: TwinRun;
+}
+
+/** The forward load: edge-auth, provider-proxy and the quota-actor, then with --skeleton the skeleton's twins. */
+async function recordForward(recording: Recording, env: BenchEnvironment, loadOn: LoadOn): Promise<Measured> {
+  const gateway = await recordUnderLoad(
+    recording,
+    [
+      { service: 'edge-auth (stream)', pid: env.edges.stream.process.pid! },
+      { service: 'provider-proxy', pid: env.cluster.proxy.process.pid! },
+      ...env.liveActors().map((actor) => ({ service: 'quota-actor', pid: actor.process.pid! })),
+    ],
+    loadOn(env.edges.stream.url),
+  );
+  if (!recording.args.skeleton) return { gateway };
+  return { gateway, twin: await recordSkeleton(recording, env, gateway, loadOn) };
+}
+
+/**
+ * The refusal load: edge-auth holding the quota-actor's refusals, then a bare node:http server writing edge-auth's own
+ * refusal under the same load, and edge-auth set against it.
+ */
+async function recordRefusal(
+  recording: Recording,
+  env: BenchEnvironment,
+  { target, keys }: { target: string; keys: string[] },
+  loadOn: LoadOn,
+): Promise<Measured> {
+  const edge = { service: 'edge-auth (stream)', pid: env.edges.stream.process.pid! };
+  const load = loadOn(env.edges.stream.url);
+  const gateway = await recordUnderLoad(recording, [edge], load);
+  const answer = await sampleAnswer({ origin: env.edges.stream.url, target, keys });
+  const bare = await startBareHttp(answer, { NODE_OPTIONS: NAMED_JIT });
+  try {
+    const bareRun = await recordUnderLoad(
+      recording,
+      [{ service: 'bare node:http, the edge refusal', pid: bare.pid }],
+      loadOn(bare.origin, '/'),
+    );
+    const comparisons = [compareWithSkeleton(gateway.profiles[0]!, bareRun.profiles[0]!, recording.args.top)];
+    return {
+      gateway,
+      twin: {
+        title: "a bare node:http server writing edge-auth's own refusal",
+        answersPerSecond: bareRun.answersPerSecond,
+        processes: bareRun.processes,
+        comparisons,
+      },
+    };
+  } finally {
+    await bare.stop();
+  }
+}
+
 /** The skeleton's run under the gateway's load, and each gateway process set against its twin. */
 async function recordSkeleton(
   recording: Recording,
   env: BenchEnvironment,
   gateway: RecordedRun,
-  loadOn: (origin: string) => (seconds: number) => Promise<WrkResult>,
-): Promise<NonNullable<PerfReport['skeleton']>> {
+  loadOn: LoadOn,
+): Promise<TwinRun> {
   const skeleton = await startSkeleton({
     natsUrl: env.nats.url,
     upstream: new URL(env.cluster.sandbox.url),
@@ -241,7 +327,12 @@ async function recordSkeleton(
       const theirs = profileOf(run.profiles, twin.skeleton);
       return ours && theirs ? [compareWithSkeleton(ours, theirs, recording.args.top)] : [];
     });
-    return { okPerSecond: run.okPerSecond, processes: run.processes, comparisons };
+    return {
+      title: "the design's skeleton",
+      answersPerSecond: run.answersPerSecond,
+      processes: run.processes,
+      comparisons,
+    };
   } finally {
     await skeleton.stop();
   }

@@ -13,23 +13,31 @@ export interface PerfArgs {
   keepData: boolean;
   /** Runs the services traced as the Helm chart runs them once it has an OTLP endpoint (the SDK preloaded, sampling). */
   telemetry: boolean;
+  /**
+   * The refusal bench's load instead of the forward one (keys far over their rate, refusals held at the edge):
+   * records edge-auth, then a bare node:http server writing edge-auth's own refusal, and sets one against the other.
+   */
+  refusal: boolean;
 }
 
 export const PERF_USAGE = [
   'usage: npm run bench:perf -- [--seconds 8] [--keys 256] [--connections 64] [--warmup-runs 3] [--top 25]',
-  '                              [--skeleton] [--keep-data] [--telemetry]',
+  '                              [--skeleton | --refusal] [--keep-data] [--telemetry]',
   '  records edge-auth, provider-proxy and the quota-actor with perf under the gateway benchmark forward load;',
   "  --skeleton records the design's skeleton (its edge, proxy and decider) under the same load after them;",
   '  --keep-data keeps each perf.data in reports/perf-<time>-data/ (perf report -i <file> --children, by hand);',
   "  --telemetry runs the gateway's services traced as the Helm chart runs them with an OTLP endpoint (the SDK",
-  "  preloaded, the chart's sampler), exporting to a receiver in the bench process",
+  "  preloaded, the chart's sampler), exporting to a receiver in the bench process;",
+  '  --refusal records edge-auth under the refusal load instead (keys far over their rate, refusals held at the',
+  "  edge), then a bare node:http server writing edge-auth's own refusal under the same load, and sets them side by side",
 ].join('\n');
 
-type Switch = 'skeleton' | 'keepData' | 'telemetry';
+type Switch = 'skeleton' | 'keepData' | 'telemetry' | 'refusal';
 const SWITCHES: Record<string, Switch> = {
   '--skeleton': 'skeleton',
   '--keep-data': 'keepData',
   '--telemetry': 'telemetry',
+  '--refusal': 'refusal',
 };
 
 const FLAGS: Record<string, { key: Exclude<keyof PerfArgs, Switch>; min: number; max: number }> = {
@@ -51,6 +59,7 @@ export function parsePerfArgs(argv: string[]): PerfArgs | 'help' {
     skeleton: false,
     keepData: false,
     telemetry: false,
+    refusal: false,
   };
   for (let i = 0; i < argv.length; i++) {
     const [flag, inline] = argv[i]!.split(/=(.*)/s, 2) as [string, string | undefined];
@@ -68,6 +77,11 @@ export function parsePerfArgs(argv: string[]): PerfArgs | 'help' {
       throw new Error(`${flag} takes a whole number from ${spec.min} to ${spec.max}, got "${value ?? ''}"`);
     }
     args[spec.key] = number;
+  }
+  if (args.refusal && args.skeleton) {
+    throw new Error(
+      `--refusal sets edge-auth against a bare server, --skeleton the forward path against the skeleton: one at a time`,
+    );
   }
   return args;
 }

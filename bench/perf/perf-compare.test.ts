@@ -60,19 +60,19 @@ describe('a gateway process against its skeleton twin', () => {
   });
 
   it('renders the skeleton run and the comparison in the report', () => {
-    const profiled = (profile: ProcessProfile, pid: number) => ({
-      service: profile.service,
-      pid,
-      microsPerAnswer: profile.microsPerAnswer,
-      categories: categoryShares(profile.shares),
-      top: profile.shares,
-    });
+    const profiled = (profile: ProcessProfile, pid: number) => ({ ...profiledOf(profile), pid });
     const markdown = renderPerfMarkdown({
       ...reportRun(),
-      okPerSecond: 7_000,
+      answersPerSecond: 7_000,
       processes: [profiled(edgeAuth, 1)],
-      skeleton: { okPerSecond: 9_000.4, processes: [profiled(skeletonEdge, 2)], comparisons: [comparison] },
+      twin: {
+        title: "the design's skeleton",
+        answersPerSecond: 9_000.4,
+        processes: [profiled(skeletonEdge, 2)],
+        comparisons: [comparison],
+      },
     });
+    expect(markdown).toContain('# Where the CPU goes: perf under the forward load');
     expect(markdown).toContain("The design's skeleton under the same load: 9000 2xx answers a second.");
     expect(markdown).toMatch(/^\| skeleton edge \| 50\.0 µs \| 2\.0 % \(1\.00 µs\) \|/m);
     expect(markdown).toContain('## edge-auth (stream) against skeleton edge: 80.00 µs against 50.00 µs per answer');
@@ -82,4 +82,36 @@ describe('a gateway process against its skeleton twin', () => {
     );
     expect(markdown).toContain('## skeleton edge (pid 2): the 4 symbols with the most self time');
   });
+
+  it('renders the refusal load: every answer counted, edge-auth against the bare server writing its refusal', () => {
+    const bare: ProcessProfile = { ...skeletonEdge, service: 'bare node:http, the edge refusal' };
+    const markdown = renderPerfMarkdown({
+      ...reportRun('v20', 'refusal'),
+      answersPerSecond: 21_000.2,
+      processes: [{ ...profiledOf(edgeAuth), pid: 1 }],
+      twin: {
+        title: "a bare node:http server writing edge-auth's own refusal",
+        answersPerSecond: 40_000,
+        processes: [{ ...profiledOf(bare), pid: 2 }],
+        comparisons: [compareWithSkeleton(edgeAuth, bare, 3)],
+      },
+    });
+    expect(markdown).toContain('# Where the CPU goes: perf under the refusal load');
+    expect(markdown).toContain('Measured run: 21000 answers (nearly all 429) a second.');
+    expect(markdown).toContain(
+      "A bare node:http server writing edge-auth's own refusal under the same load: 40000 answers (nearly all 429) a second.",
+    );
+    expect(markdown).toContain(
+      '## edge-auth (stream) against bare node:http, the edge refusal: 80.00 µs against 50.00 µs per answer',
+    );
+  });
 });
+
+function profiledOf(profile: ProcessProfile) {
+  return {
+    service: profile.service,
+    microsPerAnswer: profile.microsPerAnswer,
+    categories: categoryShares(profile.shares),
+    top: profile.shares,
+  };
+}

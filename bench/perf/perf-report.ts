@@ -14,15 +14,27 @@ export interface ProfiledProcess {
   top: SymbolShare[];
 }
 
+/** What the gateway's processes were set against under the same load, and each of them against its twin. */
+export interface TwinRun {
+  /** "the design's skeleton" (--skeleton), or the bare server writing edge-auth's refusal (--refusal). */
+  title: string;
+  answersPerSecond: number;
+  processes: ProfiledProcess[];
+  comparisons: SkeletonComparison[];
+}
+
 export interface PerfReport {
   startedAt: string;
   finishedAt: string;
   machine: MachineInfo;
+  /** The forward load (2xx answers), or the refusal bench's (every answer, nearly all 429s held at the edge). */
+  load: 'forward' | 'refusal';
   method: string;
-  okPerSecond: number;
+  /** Answers of the measured run a second: 2xx on the forward load, every answer on the refusal load. */
+  answersPerSecond: number;
   processes: ProfiledProcess[];
-  /** With --skeleton: the skeleton's run under the same load, and each gateway process against its twin. */
-  skeleton?: { okPerSecond: number; processes: ProfiledProcess[]; comparisons: SkeletonComparison[] };
+  /** With --skeleton or --refusal: the run it was set against under the same load. */
+  twin?: TwinRun;
   /** With --telemetry: the chart's tracing settings the services ran with, and what they exported over the whole run. */
   telemetry?: ChartTracing & OtlpReceipts;
 }
@@ -79,8 +91,9 @@ function comparisonLines(comparison: SkeletonComparison): string[] {
 
 export function renderPerfMarkdown(report: PerfReport): string {
   const { machine } = report;
+  const answers = report.load === 'refusal' ? 'answers (nearly all 429)' : '2xx answers';
   const lines = [
-    '# Where the CPU goes: perf under the forward load',
+    `# Where the CPU goes: perf under the ${report.load} load`,
     '',
     `${report.startedAt} to ${report.finishedAt}. Machine: ${machine.nproc} cores, ${machine.cpuModel}, ` +
       `${machine.memoryGiB} GiB, Node ${machine.node}, kernel ${machine.kernel}, load average ` +
@@ -88,23 +101,25 @@ export function renderPerfMarkdown(report: PerfReport): string {
     '',
     `Method: ${report.method}`,
     '',
-    `Measured run: ${Math.round(report.okPerSecond)} 2xx answers a second.`,
+    `Measured run: ${Math.round(report.answersPerSecond)} ${answers} a second.`,
     '',
     ...(report.telemetry ? [tracedRunLine(report.telemetry), ''] : []),
     "Self time by category: the share of each process's samples, and in brackets that share of its CPU per answer.",
     '',
     ...categoryTable(report.processes),
   ];
-  if (report.skeleton) {
+  if (report.twin) {
+    const { twin } = report;
+    const title = twin.title.charAt(0).toUpperCase() + twin.title.slice(1);
     lines.push(
       '',
-      `The design's skeleton under the same load: ${Math.round(report.skeleton.okPerSecond)} 2xx answers a second.`,
+      `${title} under the same load: ${Math.round(twin.answersPerSecond)} ${answers} a second.`,
       '',
-      ...categoryTable(report.skeleton.processes),
+      ...categoryTable(twin.processes),
     );
-    for (const comparison of report.skeleton.comparisons) lines.push(...comparisonLines(comparison));
+    for (const comparison of twin.comparisons) lines.push(...comparisonLines(comparison));
   }
-  const profiled = [...report.processes, ...(report.skeleton?.processes ?? [])];
+  const profiled = [...report.processes, ...(report.twin?.processes ?? [])];
   for (const process of profiled) {
     lines.push(
       '',

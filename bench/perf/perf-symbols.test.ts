@@ -90,10 +90,12 @@ describe('the command line of bench:perf', () => {
       skeleton: false,
       keepData: false,
       telemetry: false,
+      refusal: false,
     });
     expect(parsePerfArgs(['--skeleton', '--keys=8'])).toMatchObject({ skeleton: true, keys: 8, keepData: false });
     expect(parsePerfArgs(['--keep-data'])).toMatchObject({ skeleton: false, keepData: true });
     expect(parsePerfArgs(['--telemetry'])).toMatchObject({ telemetry: true, skeleton: false });
+    expect(parsePerfArgs(['--refusal', '--telemetry'])).toMatchObject({ refusal: true, telemetry: true });
     expect(parsePerfArgs(['-h'])).toBe('help');
   });
 
@@ -103,6 +105,7 @@ describe('the command line of bench:perf', () => {
     expect(() => parsePerfArgs(['--keys', '2.5'])).toThrow(/whole number/);
     expect(() => parsePerfArgs(['--top'])).toThrow(/got ""/);
     expect(() => parsePerfArgs(['--skeleton=yes'])).toThrow(/unknown argument --skeleton/);
+    expect(() => parsePerfArgs(['--refusal', '--skeleton'])).toThrow(/one at a time/);
   });
 });
 
@@ -111,7 +114,7 @@ describe('the bench:perf report', () => {
     const shares = parsePerfReport(REPORT);
     const markdown = renderPerfMarkdown({
       ...reportRun(),
-      okPerSecond: 7_812.4,
+      answersPerSecond: 7_812.4,
       processes: [
         {
           service: 'quota-actor',
@@ -135,7 +138,7 @@ describe('the bench:perf report', () => {
   it('says how the services were traced with --telemetry, and how much they exported', () => {
     const markdown = renderPerfMarkdown({
       ...reportRun('v26'),
-      okPerSecond: 4_121,
+      answersPerSecond: 4_121,
       processes: [],
       telemetry: {
         protocol: 'http/protobuf',
