@@ -1,3 +1,4 @@
+import { fastenLibraryExports } from './fast-exports';
 import type { Logger } from './logger';
 import { shutdownTelemetry } from './telemetry.lifecycle';
 
@@ -31,8 +32,12 @@ export function stopOnSignals(logger: Logger, stop: () => Promise<void>, options
   process.on('SIGINT', onSignal);
 }
 
-/** Runs a service's main; a start-up failure is one line on stderr (config errors name variables, never values). */
+/**
+ * Runs a service's main; a start-up failure is one line on stderr (config errors name variables, never values). The
+ * libraries' exports, all loaded by then, get fast shapes first (fastenLibraryExports).
+ */
 export function runMain(service: string, main: () => Promise<void>): void {
+  fastenLibraryExports();
   main().catch((error: unknown) => {
     process.stderr.write(`${service} failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);
