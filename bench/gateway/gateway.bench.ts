@@ -2,6 +2,7 @@ import { startBareHttp } from '../baselines/bare-http.baseline';
 import { startNginx, type NginxBaseline } from '../baselines/nginx.baseline';
 import { startSkeleton } from '../baselines/skeleton.baseline';
 import { runRefusalBench, type RefusalSection } from './refusal.bench';
+import { TARGET_BOUNDS } from './targets';
 import { runK6, type K6Result } from '../load/k6.runner';
 import { startEdgeStageMeter, type EdgeStages } from '../lib/edge-stages';
 import { runWrk, type WrkResult, type WrkTarget } from '../load/wrk.runner';
@@ -481,9 +482,9 @@ export async function runGatewayBench(
       cpuVsNginxWithoutDatabase,
       vsSkeleton,
       targetsMet: {
-        addedP99AtRate: latencyTargetLevel(kept).p99Ms <= 10,
-        throughputVsNginx: saturationJudged ? kept.throughputVsNginx >= 0.3 : null,
-        cpuVsNginx: saturationJudged ? cpuVsNginx <= 3 : null,
+        addedP99AtRate: latencyTargetLevel(kept).p99Ms <= TARGET_BOUNDS.addedP99Ms,
+        throughputVsNginx: saturationJudged ? kept.throughputVsNginx >= TARGET_BOUNDS.throughputVsNginx : null,
+        cpuVsNginx: saturationJudged ? cpuVsNginx <= TARGET_BOUNDS.cpuVsNginx : null,
         refusalVsNginx: refusal.met,
       },
     };

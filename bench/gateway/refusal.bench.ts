@@ -2,6 +2,7 @@ import { availableParallelism } from 'node:os';
 import { startBareHttp, type ReplayedAnswer } from '../baselines/bare-http.baseline';
 import { cpuByName, CpuMeter } from '../lib/cpu-meter';
 import { settle } from '../lib/settle';
+import { TARGET_BOUNDS } from './targets';
 import { runWrk, type WrkResult, type WrkTarget } from '../load/wrk.runner';
 import { warmUntilSteady, warmUpText, type WarmUp } from '../load/warm-up';
 import type { SaturationSettings } from './gateway.bench';
@@ -231,7 +232,7 @@ export async function runRefusalBench(
         vsNginx: replayAnswers / refused('nginx-refusal'),
         cpuMicros: cpuPerAnswer(replayRuns[0]).serverMicros,
       },
-      met: refusedVsNginxWorkers >= 0.5 && sampled.status === 429 && sampled.rateLimitHeader,
+      met: refusedVsNginxWorkers >= TARGET_BOUNDS.refusalVsNginx && sampled.status === 429 && sampled.rateLimitHeader,
     };
   } finally {
     await noHold.stop();
