@@ -170,12 +170,12 @@ async function main(): Promise<void> {
     const target = `/v1/video-ads${path}?${query}`;
     const keys = args.refusal ? await refusalKeys(env) : env.loadKeys.slice(0, args.keys).map((key) => key.secret);
     const loadOn =
-      (origin: string, path = target) =>
+      (origin: string, requestTarget = target) =>
       (seconds: number) =>
         runWrk(
           wrk.path,
           workDir,
-          { origin, target: path, keys },
+          { origin, target: requestTarget, keys },
           { seconds, connections: args.connections, threads: 1 },
         );
     const recording: Recording = {
@@ -243,7 +243,7 @@ async function main(): Promise<void> {
   await writeReportFiles('perf', reportStamp(report.startedAt), renderPerfMarkdown(report), report, log);
 }
 
-type LoadOn = (origin: string, path?: string) => (seconds: number) => Promise<WrkResult>;
+type LoadOn = (origin: string, requestTarget?: string) => (seconds: number) => Promise<WrkResult>;
 
 interface Measured {
   gateway: RecordedRun;
