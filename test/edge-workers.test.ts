@@ -48,6 +48,17 @@ function executableOf(pid: number): string | undefined {
  * The primary's worker processes: its children that run node. From source, tsx can start an esbuild service as a
  * child of the primary too, when a file is not in its cache yet (a fresh machine).
  */
+/** The workers that said they serve (edge-auth's `worker_serving` line, at LOG_LEVEL=info). */
+function servingWorkers(primary: RunningService): number[] {
+  const pids = new Set<number>();
+  for (const line of primary.output()) {
+    if (!line.includes('"worker_serving"')) continue;
+    const pid = (JSON.parse(line) as { pid?: unknown }).pid;
+    if (typeof pid === 'number') pids.add(pid);
+  }
+  return [...pids];
+}
+
 function workerPids(primary: RunningService = edge): number[] {
   try {
     return execFileSync('pgrep', ['-P', String(primary.process.pid)], { encoding: 'utf8' })
@@ -149,14 +160,16 @@ describe('edge-auth worker processes', () => {
   }, 60_000);
 
   it('kills and replaces a worker that stops answering, and hands the new connections to the others meanwhile', async () => {
-    const primary = await cluster.startEdge({ WORKERS: '2', WORKER_HANG_MS: '1500' });
+    const primary = await cluster.startEdge({ WORKERS: '2', WORKER_HANG_MS: '1500', LOG_LEVEL: 'info' });
     let stopped: number | undefined;
     try {
-      await waitUntil(async () => workerPids(primary).length === 2, {
+      // The primary watches a worker from its first answer, which comes once the worker serves: a worker stopped
+      // before that (a slow start on a busy machine) would never be judged.
+      await waitUntil(async () => servingWorkers(primary).length === 2 && workerPids(primary).length === 2, {
         timeoutMs: 20_000,
-        onTimeout: () => new Error(`workers: ${workerPids(primary).join(',')}`),
+        onTimeout: () => new Error(`workers: ${workerPids(primary).join(',')}, serving: ${servingWorkers(primary)}`),
       });
-      // Both workers answer the primary's checks (every 150 ms here) before one of them stops.
+      // Both answer the primary's checks (every 150 ms here) before one of them stops.
       await new Promise((resolve) => setTimeout(resolve, 500));
       const [victim, survivor] = workerPids(primary);
       process.kill(victim!, 'SIGSTOP');

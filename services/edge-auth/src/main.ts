@@ -21,6 +21,9 @@ runMain('edge-auth', async () => {
   if (cluster.isPrimary) {
     const { port } = edge.server.address() as AddressInfo;
     logListening(logger, 'http', `http://${config.HOST}:${port}`);
+  } else {
+    // From here the primary hands it connections and watches its event loop (WORKER_HANG_MS).
+    logger.info({ event: 'worker_serving', pid: process.pid }, 'worker process serves');
   }
   stopOnSignals(logger, () => edge.stop());
 });
