@@ -48,17 +48,6 @@ function executableOf(pid: number): string | undefined {
  * The primary's worker processes: its children that run node. From source, tsx can start an esbuild service as a
  * child of the primary too, when a file is not in its cache yet (a fresh machine).
  */
-/** The workers that said they serve (edge-auth's `worker_serving` line, at LOG_LEVEL=info). */
-function servingWorkers(primary: RunningService): number[] {
-  const pids = new Set<number>();
-  for (const line of primary.output()) {
-    if (!line.includes('"worker_serving"')) continue;
-    const pid = (JSON.parse(line) as { pid?: unknown }).pid;
-    if (typeof pid === 'number') pids.add(pid);
-  }
-  return [...pids];
-}
-
 function workerPids(primary: RunningService = edge): number[] {
   try {
     return execFileSync('pgrep', ['-P', String(primary.process.pid)], { encoding: 'utf8' })
@@ -69,6 +58,17 @@ function workerPids(primary: RunningService = edge): number[] {
   } catch {
     return [];
   }
+}
+
+/** The workers that said they serve (edge-auth's `worker_serving` line, at LOG_LEVEL=info). */
+function servingWorkers(primary: RunningService): number[] {
+  const pids = new Set<number>();
+  for (const line of primary.output()) {
+    if (!line.includes('"worker_serving"')) continue;
+    const pid = (JSON.parse(line) as { pid?: unknown }).pid;
+    if (typeof pid === 'number') pids.add(pid);
+  }
+  return [...pids];
 }
 
 /** A connection that has had one answer and stays open; `closed` resolves when the server ends it. */

@@ -1,7 +1,7 @@
 import { parsePrometheusText } from '@gateway/testing';
 import { parseBuildsArgs } from './args';
 import { heapFigures } from './heap';
-import { renderBuildsMarkdown } from './report';
+import { renderBuildsMarkdown, type BuildsReport } from './report';
 import { median, microsPerAnswer, roundOrder, summarizeBuilds, type BuildRun } from './rounds';
 
 const run = (round: number, position: number, micros: number, ok = 6_000): BuildRun => ({
@@ -58,17 +58,7 @@ describe('the summary of the runs', () => {
       { label: 'before', runs: [run(0, 0, 60), run(1, 1, 64)] },
       { label: 'after', runs: [run(0, 1, 54), run(1, 0, 57.6)] },
     ]);
-    const markdown = renderBuildsMarkdown({
-      startedAt: '2026-11-28T12:00:00.000Z',
-      finishedAt: '2026-11-28T12:05:00.000Z',
-      machine: { nproc: 2, cpuModel: 'Test CPU', memoryGiB: 24, node: 'v20', kernel: '6', loadAverageAtStart: 0.5 },
-      service: 'edge-auth',
-      load: 'forward',
-      method: 'the method',
-      target: 'the load',
-      builds,
-      notes: ['a note'],
-    });
+    const markdown = renderBuildsMarkdown(buildsReport({ builds, notes: ['a note'] }));
     expect(markdown).toContain('| x the first build, paired by round | 2xx/s: median (min-max) |');
     expect(markdown).toContain(
       '| before | 62.0 (60.0-64.0) | 1.000 | 6000 (6000-6000) | 31.0 (30.0-32.0) | 0.5 (0.0-1.0) |',
@@ -93,17 +83,7 @@ describe('the summary of the runs', () => {
       { label: 'before', runs: [run(0, 0, 30)] },
       { label: 'after', runs: [run(0, 1, 27)] },
     ]);
-    const markdown = renderBuildsMarkdown({
-      startedAt: '2026-12-07T12:00:00.000Z',
-      finishedAt: '2026-12-07T12:05:00.000Z',
-      machine: { nproc: 2, cpuModel: 'Test CPU', memoryGiB: 24, node: 'v26', kernel: '6', loadAverageAtStart: 0.5 },
-      service: 'edge-auth',
-      load: 'refusal',
-      method: 'the method',
-      target: 'the refusal load',
-      builds,
-      notes: [],
-    });
+    const markdown = renderBuildsMarkdown(buildsReport({ builds, load: 'refusal', target: 'the refusal load' }));
     expect(markdown).toContain('| x the first build, paired by round | answers/s: median (min-max) |');
     expect(markdown).toContain('| Round | Build | Order in the round | answers/s | µs per answer |');
     expect(markdown).toContain('| after | 27.0 (27.0-27.0) | 0.900 |');
@@ -178,3 +158,17 @@ describe('the command line', () => {
     expect(() => parseBuildsArgs(argv)).toThrow(message);
   });
 });
+
+function buildsReport(fields: Pick<BuildsReport, 'builds'> & Partial<BuildsReport>): BuildsReport {
+  return {
+    startedAt: '2026-11-28T12:00:00.000Z',
+    finishedAt: '2026-11-28T12:05:00.000Z',
+    machine: { nproc: 2, cpuModel: 'Test CPU', memoryGiB: 24, node: 'v20', kernel: '6', loadAverageAtStart: 0.5 },
+    service: 'edge-auth',
+    load: 'forward',
+    method: 'the method',
+    target: 'the load',
+    notes: [],
+    ...fields,
+  };
+}

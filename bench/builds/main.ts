@@ -15,8 +15,8 @@ import { describeMachine } from '../lib/machine';
 import { settle } from '../lib/settle';
 import { reportStamp, runMain, writeReportFiles } from '../lib/report-files';
 import { ensureDebianTool } from '../lib/tools';
-import { refusalKeys } from '../gateway/refusal.bench';
-import { runWrk, type WrkResult } from '../load/wrk.runner';
+import { countedAnswers, refusalKeys, REFUSAL_KEYS, REFUSAL_KEYS_TEXT } from '../gateway/refusal.bench';
+import { runWrk } from '../load/wrk.runner';
 import { BenchEnvironment } from '../setup/bench-environment';
 import { traceAsTheChart, tracedServiceEnv, type ChartTracedRun } from '../lib/chart-tracing';
 import { buildIn, prepareCheckout, type Checkout } from './checkouts';
@@ -155,7 +155,7 @@ async function main(): Promise<void> {
       const { path, query } = env.platformPathAndQuery();
       const target = `/v1/video-ads${path}?${query}`;
       const keys = args.refusal ? await refusalKeys(env) : env.loadKeys.slice(0, args.keys).map((key) => key.secret);
-      const answersOf = (result: WrkResult) => (args.refusal ? result.requests : result.requests - result.non2xx);
+      const counted = countedAnswers(args.refusal);
       const runs = contenders.map(() => [] as BuildRun[]);
       for (let round = -args.warmupRounds; round < args.rounds; round++) {
         const order = roundOrder(contenders.length, round + args.warmupRounds);
@@ -177,13 +177,13 @@ async function main(): Promise<void> {
           );
           const usage = meter.stop();
           const heap = heapFigures(heapBefore, await scrapeMetricsOrNone(metricsUrl));
-          const answers = answersOf(result);
+          const answers = counted.of(result);
           const measured = usage.processes.find((item) => item.pid === contender.measured.process.pid);
           const cost = microsPerAnswer(measured?.cpuPercent ?? 0, usage.seconds, answers);
           const what = round < 0 ? `warm-up ${round + args.warmupRounds + 1}` : `round ${round + 1}`;
           log(
             `${what}: ${contender.checkout.label}: ${Math.round(answers / result.seconds)} ` +
-              `${args.refusal ? 'answers' : '2xx'}/s, ${cost} µs per answer` +
+              `${counted.unit}/s, ${cost} µs per answer` +
               (result.non2xx > 0 ? `, ${result.non2xx} non-2xx` : ''),
           );
           if (round < 0) continue;
@@ -217,9 +217,7 @@ async function main(): Promise<void> {
     load: args.refusal ? 'refusal' : 'forward',
     method:
       `one bench environment (NATS, FerretDB, sandbox, provider-proxy, one quota-actor, ` +
-      (args.refusal
-        ? "the refusal bench's 64 keys of one customer on a metered plan of 1 request per second, burst 1"
-        : `${args.keys} business-plan keys`) +
+      (args.refusal ? `the refusal bench's ${REFUSAL_KEYS} ${REFUSAL_KEYS_TEXT}` : `${args.keys} business-plan keys`) +
       `), a fresh compiled ${args.service} per build started together` +
       (args.service === 'provider-proxy' ? ' (each behind an edge-auth of this checkout)' : '') +
       (args.service === 'quota-actor'

@@ -62,7 +62,21 @@ interface Ceiling {
   cpuMicros: number;
 }
 
-const REFUSAL_KEYS = 64;
+/** How many keys the refusal load spreads over. */
+export const REFUSAL_KEYS = 64;
+
+/** What the refusal load's keys are, after their count (method texts). */
+export const REFUSAL_KEYS_TEXT = 'keys of one customer on a metered plan of 1 request per second, burst 1';
+
+/**
+ * The answers a load run counts: every answer under the refusal load (nearly all 429s, which are what it measures),
+ * the 2xx ones under the forward load.
+ */
+export function countedAnswers(refusal: boolean): { of(result: WrkResult): number; unit: string } {
+  return refusal
+    ? { of: (result) => result.requests, unit: 'answers' }
+    : { of: (result) => result.requests - result.non2xx, unit: '2xx' };
+}
 
 /**
  * The refusal load's keys: one customer's, on a metered plan of 1 request per second, burst 1, so that nearly every

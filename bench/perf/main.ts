@@ -25,7 +25,7 @@ import { runCommand } from '../lib/process';
 import { settle } from '../lib/settle';
 import { reportStamp, runMain, writeReportFiles } from '../lib/report-files';
 import { ensureDebianTool } from '../lib/tools';
-import { refusalKeys, sampleAnswer } from '../gateway/refusal.bench';
+import { countedAnswers, refusalKeys, REFUSAL_KEYS_TEXT, sampleAnswer } from '../gateway/refusal.bench';
 import { runWrk, type WrkResult } from '../load/wrk.runner';
 import { BenchEnvironment } from '../setup/bench-environment';
 import { addServiceEnv, SERVICE_VARIABLES, traceAsTheChart } from '../lib/chart-tracing';
@@ -184,9 +184,7 @@ async function main(): Promise<void> {
       args,
       log,
       keptDataDir,
-      answers: args.refusal
-        ? { of: (result) => result.requests, unit: 'answers' }
-        : { of: (result) => result.requests - result.non2xx, unit: '2xx' },
+      answers: countedAnswers(args.refusal),
     };
     const measured = args.refusal
       ? await recordRefusal(recording, env, { target, keys }, loadOn)
@@ -199,8 +197,8 @@ async function main(): Promise<void> {
       method:
         (args.refusal
           ? `one bench environment (NATS, FerretDB, sandbox, provider-proxy, one quota-actor, edge-auth with the ` +
-            `stream transport, ${keys.length} keys of one customer on a metered plan of 1 request per second, burst ` +
-            `1, as the refusal bench's), every service compiled and started with ${NAMED_JIT}; `
+            `stream transport, ${keys.length} ${REFUSAL_KEYS_TEXT}, as the refusal bench's), every service compiled ` +
+            `and started with ${NAMED_JIT}; `
           : `one bench environment (NATS, FerretDB, sandbox, provider-proxy, one quota-actor, edge-auth with the ` +
             `stream transport, ${args.keys} business-plan keys), every service compiled and started with ` +
             `${NAMED_JIT}; `) +
@@ -276,8 +274,7 @@ async function recordRefusal(
   loadOn: LoadOn,
 ): Promise<Measured> {
   const edge = { service: 'edge-auth (stream)', pid: env.edges.stream.process.pid! };
-  const load = loadOn(env.edges.stream.url);
-  const gateway = await recordUnderLoad(recording, [edge], load);
+  const gateway = await recordUnderLoad(recording, [edge], loadOn(env.edges.stream.url));
   const answer = await sampleAnswer({ origin: env.edges.stream.url, target, keys });
   const bare = await startBareHttp(answer, { NODE_OPTIONS: NAMED_JIT });
   try {
