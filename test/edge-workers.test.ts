@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { connect, createServer, type AddressInfo } from 'node:net';
-import { readFileSync } from 'node:fs';
-import { basename } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import {
   GatewayFixtures,
   isInProcessTable,
@@ -69,6 +70,15 @@ function servingWorkers(primary: RunningService): number[] {
     if (typeof pid === 'number') pids.add(pid);
   }
   return [...pids];
+}
+
+/** The pid a file holds; 0 while it is absent or not written yet. */
+function pidIn(file: string): number {
+  try {
+    return Number(readFileSync(file, 'utf8')) || 0;
+  } catch {
+    return 0;
+  }
 }
 
 /** A connection that has had one answer and stays open; `closed` resolves when the server ends it. */
@@ -195,6 +205,46 @@ describe('edge-auth worker processes', () => {
       await primary.stop();
     }
   }, 60_000);
+
+  it('kills and replaces a worker that hangs before it serves', async () => {
+    const markerDir = mkdtempSync(join(tmpdir(), 'edge-workers-'));
+    const marker = join(markerDir, 'hung-worker.pid');
+    // The first worker to start hangs (test/fixtures/hang-first-worker.cjs); the primary serves through the other.
+    const primary = await cluster.startEdge({
+      WORKERS: '2',
+      WORKER_START_MS: '8000',
+      LOG_LEVEL: 'info',
+      NODE_OPTIONS: `--require ${join(__dirname, 'fixtures', 'hang-first-worker.cjs')}`,
+      HANG_FIRST_WORKER_MARKER: marker,
+    });
+    let hung = 0;
+    try {
+      await waitUntil(async () => (hung = pidIn(marker)) > 0, {
+        timeoutMs: 10_000,
+        onTimeout: () => new Error(`no worker hung: workers ${workerPids(primary).join(',')}`),
+      });
+      expect(workerPids(primary)).toContain(hung);
+      await waitUntil(async () => !isInProcessTable(hung) && servingWorkers(primary).length === 2, {
+        timeoutMs: 30_000,
+        onTimeout: () => new Error(`workers: ${workerPids(primary).join(',')}, serving: ${servingWorkers(primary)}`),
+      });
+      expect(servingWorkers(primary)).not.toContain(hung);
+      await waitUntil(async () => workerPids(primary).length === 2, {
+        timeoutMs: 10_000,
+        onTimeout: () => new Error(`workers: ${workerPids(primary).join(',')}`),
+      });
+      expect(primary.output().join('\n')).toContain('worker process answers nothing; ending it');
+      const statuses: number[] = [];
+      for (let i = 0; i < 10; i++) {
+        statuses.push((await rawRequest(primary.url, '/healthz', { headers: { Connection: 'close' } })).status);
+      }
+      expect(statuses).toEqual(Array(10).fill(200));
+    } finally {
+      if (hung > 0 && isInProcessTable(hung)) process.kill(hung, 'SIGKILL');
+      await primary.stop();
+      rmSync(markerDir, { recursive: true, force: true });
+    }
+  }, 90_000);
 
   it('drains every worker on SIGTERM, closing kept-alive connections once idle, and exits 0', async () => {
     const pids = workerPids();

@@ -22,7 +22,9 @@ let events: string[];
 let liveness: WorkerLiveness;
 const names = new Map<FakeWorker, string>();
 
-function start(): void {
+const START_MS = 10_000;
+
+function start({ startMs }: { startMs?: number } = { startMs: START_MS }): void {
   workers = Object.assign(new EventEmitter(), { workers: {} as Record<string, FakeWorker> });
   events = [];
   liveness = watchWorkerLiveness(
@@ -30,6 +32,7 @@ function start(): void {
       everyMs: EVERY_MS,
       lateMs: 300,
       hungMs: 1_000,
+      startMs,
       clock: () => now,
       onLate: (worker, late) =>
         events.push(`${names.get(worker as unknown as FakeWorker)} ${late ? 'late' : 'on time'}`),
@@ -101,6 +104,65 @@ describe('watchWorkerLiveness', () => {
     answer(starting);
     for (let i = 0; i < 5; i++) tick(200);
     expect(events).toEqual(['starting late', 'starting hung 1000']);
+  });
+
+  it('gives up on a worker that never answers, once, startMs after it was first asked', () => {
+    add('stuck');
+    tick();
+    for (let i = 0; i < START_MS / EVERY_MS - 1; i++) tick();
+    expect(events).toEqual([]);
+    tick();
+    expect(events).toEqual([`stuck hung ${START_MS}`]);
+    for (let i = 0; i < 10; i++) tick();
+    expect(events).toEqual([`stuck hung ${START_MS}`]);
+  });
+
+  it('counts the start-up deadline of a worker forked later from when it is first asked', () => {
+    const first = add('first');
+    answer(first);
+    for (let i = 0; i < 30; i++) {
+      answer(first);
+      tick();
+    }
+    add('later');
+    answer(first);
+    tick();
+    for (let i = 0; i < START_MS / EVERY_MS - 1; i++) {
+      answer(first);
+      tick();
+    }
+    expect(events).toEqual([]);
+    answer(first);
+    tick();
+    expect(events).toEqual([`later hung ${START_MS}`]);
+  });
+
+  it('watches a worker that answers just before its start-up deadline from that answer', () => {
+    const slow = add('slow');
+    for (let i = 0; i < START_MS / EVERY_MS - 1; i++) tick();
+    answer(slow);
+    for (let i = 0; i < 20; i++) {
+      answer(slow);
+      tick();
+    }
+    expect(events).toEqual([]);
+  });
+
+  it('judges no starting worker in a round the primary itself was late for', () => {
+    add('stuck');
+    tick();
+    tick(START_MS + 1_000);
+    expect(events).toEqual([]);
+    tick();
+    expect(events).toEqual([`stuck hung ${START_MS + 1_200}`]);
+  });
+
+  it('keeps a worker that never answers when no start-up deadline is given', () => {
+    liveness.stop();
+    start({});
+    add('starting');
+    for (let i = 0; i < 100; i++) tick();
+    expect(events).toEqual([]);
   });
 
   it('keeps a worker that answers every round on time', () => {

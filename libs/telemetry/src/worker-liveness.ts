@@ -10,6 +10,11 @@ export interface WorkerLivenessOptions {
   lateMs: number;
   /** Silent this long: `onHung(worker)`, once. */
   hungMs: number;
+  /**
+   * A worker that has never answered this long after it was first asked (one that hangs while it starts): `onHung`,
+   * once. Long enough for a slow start (its connections made, its code loaded); absent, such a worker is kept.
+   */
+  startMs?: number;
   onLate(worker: Worker, late: boolean): void;
   onHung(worker: Worker, silentMs: number): void;
   clock?: () => number;
@@ -20,7 +25,10 @@ export interface WorkerLiveness {
 }
 
 interface Watched {
-  answeredAt: number;
+  /** When it was first asked; its start-up deadline counts from here. */
+  askedAt: number;
+  /** Its last answer; undefined while it starts. */
+  answeredAt: number | undefined;
   late: boolean;
   hung: boolean;
 }
@@ -29,7 +37,7 @@ interface Watched {
  * The primary's watch on its workers' event loops: a process that is alive but answers nothing (an endless loop, a
  * stopped process) keeps its connections and the ones handed to it, and node:cluster only notices a worker that
  * exits. Each worker is asked every `everyMs` and watched from its first answer, so a worker still starting is not
- * taken for a hung one.
+ * taken for a hung one; a worker that never answers is given up on `startMs` after it was first asked.
  */
 export function watchWorkerLiveness(
   options: WorkerLivenessOptions,
@@ -39,12 +47,13 @@ export function watchWorkerLiveness(
   const watched = new Map<Worker, Watched>();
   const onMessage = (worker: Worker, message: unknown) => {
     if ((message as { type?: unknown } | null)?.type !== PONG) return;
+    const at = clock();
     const state = watched.get(worker);
     if (state === undefined) {
-      watched.set(worker, { answeredAt: clock(), late: false, hung: false });
+      watched.set(worker, { askedAt: at, answeredAt: at, late: false, hung: false });
       return;
     }
-    state.answeredAt = clock();
+    state.answeredAt = at;
     if (state.late && !state.hung) {
       state.late = false;
       options.onLate(worker, false);
@@ -63,9 +72,20 @@ export function watchWorkerLiveness(
     for (const worker of Object.values(workers.workers ?? {})) {
       if (worker === undefined || !worker.isConnected()) continue;
       send(worker);
-      const state = watched.get(worker);
-      if (!judging) continue;
-      if (state === undefined || state.hung) continue;
+      let state = watched.get(worker);
+      if (state === undefined) {
+        state = { askedAt: now, answeredAt: undefined, late: false, hung: false };
+        watched.set(worker, state);
+      }
+      if (!judging || state.hung) continue;
+      if (state.answeredAt === undefined) {
+        const startingMs = now - state.askedAt;
+        if (options.startMs !== undefined && startingMs >= options.startMs) {
+          state.hung = true;
+          options.onHung(worker, startingMs);
+        }
+        continue;
+      }
       const silentMs = now - state.answeredAt;
       if (silentMs >= options.hungMs) {
         state.hung = true;

@@ -19,6 +19,11 @@ export interface WorkerProcessesOptions {
    * (at most 2 s) on, it is handed no new connection.
    */
   hungMs?: number;
+  /**
+   * A worker that has not served this long after it was forked (it hangs while it starts) is killed and replaced;
+   * default 60 s.
+   */
+  startMs?: number;
 }
 
 /**
@@ -55,6 +60,7 @@ export function runWorkerProcesses(options: WorkerProcessesOptions): void {
     everyMs: Math.max(50, Math.min(1_000, hungMs / 10)),
     lateMs: Math.min(2_000, hungMs / 5),
     hungMs,
+    startMs: options.startMs ?? 60_000,
     onLate: (worker, late) => {
       dispatcher.setLate(worker, late);
       logger.warn(

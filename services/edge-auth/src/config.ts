@@ -13,6 +13,8 @@ export const ConfigSchema = z.object({
   WORKERS: z.coerce.number().int().min(1).max(64).default(1),
   /** With WORKERS > 1: a worker whose event loop answers its primary nothing for this long is killed and replaced. */
   WORKER_HANG_MS: durationMsFromEnv(10_000),
+  /** With WORKERS > 1: a worker that has not served this long after it was forked is killed and replaced. */
+  WORKER_START_MS: durationMsFromEnv(60_000),
   NATS_URL: z.string().default('nats://127.0.0.1:4222'),
   /** host:port of provider-proxy's gRPC listener. */
   PROVIDER_PROXY_ADDRESS: z.string().min(1),

@@ -12,6 +12,7 @@ runMain('edge-auth', async () => {
     return runWorkerProcesses({
       workers: config.WORKERS,
       hungMs: config.WORKER_HANG_MS,
+      startMs: config.WORKER_START_MS,
       logger,
       listen: { port: config.PORT, host: config.HOST, name: 'http' },
     });
@@ -22,7 +23,8 @@ runMain('edge-auth', async () => {
     const { port } = edge.server.address() as AddressInfo;
     logListening(logger, 'http', `http://${config.HOST}:${port}`);
   } else {
-    // From here the primary hands it connections and watches its event loop (WORKER_HANG_MS).
+    // Until here the primary gave it WORKER_START_MS; from here it hands it connections and watches its event loop
+    // (WORKER_HANG_MS).
     logger.info({ event: 'worker_serving', pid: process.pid }, 'worker process serves');
   }
   stopOnSignals(logger, () => edge.stop());
