@@ -2,7 +2,8 @@ import { parsePrometheusText } from '@gateway/testing';
 import { parseBuildsArgs } from './args';
 import { heapFigures } from './heap';
 import { renderBuildsMarkdown, type BuildsReport } from './report';
-import { median, microsPerAnswer, roundOrder, summarizeBuilds, type BuildRun } from './rounds';
+import { median } from '../lib/stats';
+import { microsPerAnswer, roundOrder, summarizeBuilds, type BuildRun } from './rounds';
 
 const run = (round: number, position: number, micros: number, ok = 6_000): BuildRun => ({
   round,

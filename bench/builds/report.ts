@@ -1,5 +1,6 @@
 import type { MachineInfo } from '../lib/machine';
-import { median, type BuildSummary } from './rounds';
+import { median } from '../lib/stats';
+import type { BuildSummary } from './rounds';
 
 export interface BuildsReport {
   startedAt: string;

@@ -1,4 +1,4 @@
-import { ratio, round } from '../lib/stats';
+import { median, ratio, round } from '../lib/stats';
 import type { HeapFigures } from './heap';
 
 /** One measured run of one build: what the load saw and what the compared process spent. */
@@ -40,13 +40,6 @@ export interface BuildSummary {
  */
 export function roundOrder(builds: number, round: number): number[] {
   return Array.from({ length: builds }, (_, i) => (round + i) % builds);
-}
-
-export function median(values: number[]): number {
-  const sorted = values.filter((value) => Number.isFinite(value)).sort((a, b) => a - b);
-  if (sorted.length === 0) return Number.NaN;
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 function spread(values: number[]): { median: number; min: number; max: number } {

@@ -56,3 +56,11 @@ export function round(value: number, digits = 2): number {
 export function ratio(numerator: number, denominator: number): number {
   return denominator > 0 && Number.isFinite(numerator) ? numerator / denominator : Number.NaN;
 }
+
+/** The median of the finite values; NaN when there are none. */
+export function median(values: number[]): number {
+  const sorted = values.filter((value) => Number.isFinite(value)).sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}

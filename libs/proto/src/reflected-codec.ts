@@ -245,25 +245,32 @@ function asBytes(value: unknown): Uint8Array {
   return typeof value === 'string' ? Buffer.from(value, 'base64') : (value as Uint8Array);
 }
 
+/**
+ * The strings of a frame come in many of V8's representations (literals, concatenations, slices of the request line):
+ * a `.length` or `.charCodeAt` site that sees them all goes megamorphic, and a loop over the characters paid for it at
+ * every one. A regular expression and Buffer's writers take any of them at native speed.
+ */
+const NOT_ASCII = /[^\x00-\x7f]/;
+
 function utf8Length(text: string): number {
-  for (let i = 0; i < text.length; i++) {
-    if (text.charCodeAt(i) >= 0x80) return Buffer.byteLength(text, 'utf8');
-  }
-  return text.length;
+  return NOT_ASCII.test(text) ? Buffer.byteLength(text, 'utf8') : text.length;
 }
 
+/** Only ASCII has as many UTF-8 bytes as UTF-16 units: its bytes are its latin1 bytes. */
 function writeString(out: Buffer, cursor: Cursor, text: string, byteLength: number): void {
   writeVarint(out, cursor, byteLength);
-  if (byteLength !== text.length) {
-    out.write(text, cursor.at, byteLength, 'utf8');
-  } else if (byteLength > 48) {
-    out.write(text, cursor.at, byteLength, 'latin1');
-  } else {
-    // Short ASCII (ids, paths, header names): a loop is cheaper than the call into C++.
-    for (let i = 0; i < byteLength; i++) out[cursor.at + i] = text.charCodeAt(i);
-  }
+  if (byteLength === text.length) latin1Write(out, text, cursor.at, byteLength);
+  else utf8Write(out, text, cursor.at, byteLength);
   cursor.at += byteLength;
 }
+
+type BufferWriter = (text: string, at: number, length: number) => number;
+
+/** Buffer's own writers without write()'s argument checks and encoding lookup. */
+const latin1Write = (out: Buffer, text: string, at: number, length: number): number =>
+  (out as unknown as { latin1Write: BufferWriter }).latin1Write(text, at, length);
+const utf8Write = (out: Buffer, text: string, at: number, length: number): number =>
+  (out as unknown as { utf8Write: BufferWriter }).utf8Write(text, at, length);
 
 function varintBytes(value: number): number {
   return value < 0x80 ? 1 : value < 0x4000 ? 2 : value < 0x200000 ? 3 : value < 0x10000000 ? 4 : 5;
