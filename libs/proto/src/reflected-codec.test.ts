@@ -92,6 +92,33 @@ describe('compiled codecs of the Exchange frames', () => {
     }
   });
 
+  it('writes strings of every representation V8 gives them as proto-loader does, one site after another', () => {
+    const long = `${'x'.repeat(200)}/v1.3/report/integrated/get/`;
+    const twoByte = `€${'a'.repeat(60)}/path`;
+    const strings = [
+      'video-ads', // a literal
+      'req_' + 'a'.repeat(30) + '-' + 'b'.repeat(20), // a concatenation
+      long.slice(200), // a slice
+      twoByte.slice(1), // ASCII held as two-byte
+      twoByte, // not ASCII
+      String(123_456_789), // a number printed
+      JSON.parse('"key_from_json"') as string,
+      Buffer.from('from a buffer').toString('latin1'),
+      '', // empty
+      'é', // latin1 but not ASCII
+      'a'.repeat(48) + 'ü', // past the old loop's bound
+    ];
+    // Each string through the same field, so the sites see every representation in turn.
+    for (const text of strings) {
+      const message = { frames: [{ request: { path: text, trace_context: { [text || 'k']: text } } }] };
+      const bytes = clientFrames.encode(message);
+      expect(bytes.equals(loader.requestSerialize(message))).toBe(true);
+      expect(
+        (clientFrames.decode(bytes) as { frames: Array<{ request: { path: string } }> }).frames[0]!.request.path,
+      ).toBe(text);
+    }
+  });
+
   it('fills in every default and names the oneof member that came, as toObject does', () => {
     const decoded = clientFrames.decode(clientFrames.encode({ frames: [{ request: {} }, {}] })) as {
       frames: Array<Record<string, unknown>>;
