@@ -1,16 +1,10 @@
 import { providerProxyService } from '@gateway/proto';
-import { timeCodecs, type FrameCodec } from './codec-timing';
+import { requestCodec, responseCodec, timeCodecs, type ExchangeSerializers, type FrameCodec } from './codec-timing';
 import { clientMessages, serverMessages } from './frames';
 
-type Exchange = {
-  requestSerialize(value: object): Buffer;
-  requestDeserialize(bytes: Buffer): object;
-  responseSerialize(value: object): Buffer;
-  responseDeserialize(bytes: Buffer): object;
-};
-const exchange = providerProxyService().Exchange as unknown as Exchange;
-const requests: FrameCodec = { encode: exchange.requestSerialize, decode: exchange.requestDeserialize };
-const responses: FrameCodec = { encode: exchange.responseSerialize, decode: exchange.responseDeserialize };
+const exchange = providerProxyService().Exchange as unknown as ExchangeSerializers;
+const requests = requestCodec(exchange);
+const responses = responseCodec(exchange);
 
 describe('the codec bench', () => {
   it('builds the messages the services send: requests of one to four frames with credits, whole answers', () => {

@@ -8,6 +8,26 @@ export interface FrameCodec {
   decode(bytes: Buffer): object;
 }
 
+/** The Exchange method's serializers, as proto-loader's method definitions and the services' contract hold them. */
+export interface ExchangeSerializers {
+  requestSerialize(value: object): Buffer;
+  requestDeserialize(bytes: Buffer): object;
+  responseSerialize(value: object): Buffer;
+  responseDeserialize(bytes: Buffer): object;
+}
+
+/** The codec of the frames edge-auth sends (ClientFrames). */
+export const requestCodec = (method: ExchangeSerializers): FrameCodec => ({
+  encode: method.requestSerialize,
+  decode: method.requestDeserialize,
+});
+
+/** The codec of the frames provider-proxy sends back (ServerFrames). */
+export const responseCodec = (method: ExchangeSerializers): FrameCodec => ({
+  encode: method.responseSerialize,
+  decode: method.responseDeserialize,
+});
+
 export interface CodecRounds {
   /** Nanoseconds of CPU per frame, one entry per round. */
   encodeNs: number[];

@@ -6,29 +6,25 @@
  * run, over messages built as edge-auth and provider-proxy build them (frames.ts). Prints a table and writes
  * reports/codec-<time>.{md,json}.
  */
-import { loadSync, type MethodDefinition, type ServiceDefinition } from '@grpc/proto-loader';
+import { loadSync, type ServiceDefinition } from '@grpc/proto-loader';
 import { LOADER_OPTIONS, providerProxyService } from '@gateway/proto';
 import { join } from 'node:path';
 import { describeMachine } from '../lib/machine';
 import { reportStamp, runMain, writeReportFiles } from '../lib/report-files';
 import { median, ratio } from '../lib/stats';
-import { timeCodecs, type CodecRounds, type FrameCodec, type TimingOptions } from './codec-timing';
+import {
+  requestCodec,
+  responseCodec,
+  timeCodecs,
+  type CodecRounds,
+  type ExchangeSerializers,
+  type TimingOptions,
+} from './codec-timing';
 import { clientMessages, serverMessages } from './frames';
 
 const PROTO_ROOT = join(__dirname, '..', '..', 'libs', 'proto', 'proto');
 const CONTRACT_FILE = 'gateway/provider/v1/provider_proxy.proto';
 const SERVICE = 'gateway.provider.v1.ProviderProxy';
-
-type Exchange = MethodDefinition<object, object>;
-
-const requestCodec = (method: Exchange): FrameCodec => ({
-  encode: method.requestSerialize,
-  decode: method.requestDeserialize,
-});
-const responseCodec = (method: Exchange): FrameCodec => ({
-  encode: method.responseSerialize,
-  decode: method.responseDeserialize,
-});
 
 function positiveInteger(argv: string[], name: string, fallback: number): number {
   const at = argv.indexOf(name);
@@ -66,10 +62,10 @@ async function main(): Promise<void> {
   };
   const startedAt = new Date().toISOString();
   const machine = describeMachine();
-  const compiled = providerProxyService().Exchange as unknown as Exchange;
+  const compiled = providerProxyService().Exchange as unknown as ExchangeSerializers;
   const protobufjs = (
     loadSync(CONTRACT_FILE, { ...LOADER_OPTIONS, includeDirs: [PROTO_ROOT] })[SERVICE] as ServiceDefinition
-  ).Exchange as Exchange;
+  ).Exchange as unknown as ExchangeSerializers;
   const sides: SideReport[] = [];
   for (const [message, messages, codecOf] of [
     ["edge-auth's ClientFrames", clientMessages(count), requestCodec],
