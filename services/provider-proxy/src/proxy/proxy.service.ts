@@ -27,6 +27,7 @@ import type { CredentialCache, CredentialResult } from '../credentials/credentia
 import type { RenewalResult, TokenRenewer } from '../credentials/token-renewer';
 import { statusClass, type ProxyMetrics } from '../ops/proxy.metrics';
 import { DeadlineExceededError, upstreamFailure } from '../upstream/upstream-failure';
+import type { AnswerHeaders } from '../upstream/answer-headers';
 import type { UpstreamClient, UpstreamRequest, UpstreamResponse } from '../upstream/upstream.client';
 import { Cancellation, type CancelSignal } from './cancellation';
 import { failure, type ProxyFailure } from './proxy-failure';
@@ -277,14 +278,14 @@ export class ProxyService {
       const { response } = answer;
       setSafeAttributes(span, { 'http.response.status_code': response.status });
       const maxBytes = this.options.maxAnswerBytes ?? Number.POSITIVE_INFINITY;
-      const declared = Number(headerValue(response.headers['content-length']) || Number.NaN);
+      const declared = Number(response.headers.get('content-length') || Number.NaN);
       if (declared > maxBytes || response.prefix.length > maxBytes) {
         answer.observe('too_large');
         return fail(tooLarge(adapter.provider, endpoint.path, maxBytes));
       }
       sink.head({
         status: response.status,
-        contentType: headerValue(response.headers['content-type']),
+        contentType: response.headers.get('content-type'),
         headers: forwardedHeaders(response.headers, adapter.responseHeadersOf?.(endpoint) ?? adapter.responseHeaders),
       });
       headSent = true;
@@ -542,20 +543,18 @@ function endPlatformSpan(span: Span, status: number | undefined, error: unknown)
   span.end();
 }
 
-function headerValue(value: string | string[] | undefined): string {
-  return Array.isArray(value) ? (value[0] ?? '') : (value ?? '');
+function forwardedHeaders(headers: AnswerHeaders, platformHeaders: readonly string[]): Record<string, string> {
+  const forwarded: Record<string, string> = {};
+  copyPresent(headers, FORWARDED_RESPONSE_HEADERS, forwarded);
+  copyPresent(headers, platformHeaders, forwarded);
+  return forwarded;
 }
 
-function forwardedHeaders(
-  headers: Record<string, string | string[] | undefined>,
-  platformHeaders: readonly string[],
-): Record<string, string> {
-  const forwarded: Record<string, string> = {};
-  for (const name of [...FORWARDED_RESPONSE_HEADERS, ...platformHeaders]) {
-    const value = headerValue(headers[name]);
-    if (value !== '') forwarded[name] = value;
+function copyPresent(headers: AnswerHeaders, names: readonly string[], into: Record<string, string>): void {
+  for (const name of names) {
+    const value = headers.get(name);
+    if (value !== '') into[name] = value;
   }
-  return forwarded;
 }
 
 function isPlatformError(error: unknown): boolean {

@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import type { CancelSignal } from '../proxy/cancellation';
+import { AnswerHeaders } from './answer-headers';
 import type { UpstreamBody, UpstreamResponse } from './upstream.client';
 
 /** Body bytes buffered ahead of the reader before the platform socket is paused. */
@@ -18,7 +19,7 @@ export class AnswerReader implements Dispatcher.DispatchHandlers, UpstreamBody {
   private settleHead!: { resolve: (response: UpstreamResponse) => void; reject: (error: unknown) => void };
   private headSettled = false;
   private status = 0;
-  private headers: UpstreamResponse['headers'] = {};
+  private headers = AnswerHeaders.NONE;
   private chunks: Buffer[] = [];
   private buffered = 0;
   private ended = false;
@@ -52,7 +53,7 @@ export class AnswerReader implements Dispatcher.DispatchHandlers, UpstreamBody {
     // 1xx informational answers come before the real head.
     if (status < 200) return true;
     this.status = status;
-    this.headers = parseHeaders(rawHeaders);
+    this.headers = new AnswerHeaders(rawHeaders);
     this.resumeSocket = resume;
     return true;
   }
@@ -152,18 +153,4 @@ export class AnswerDroppedError extends Error {
 
 function asError(reason: unknown): Error {
   return reason instanceof Error ? reason : new AnswerDroppedError();
-}
-
-/** undici's raw header list as Node's IncomingHttpHeaders shape: lower-case names, repeated names as arrays. */
-function parseHeaders(raw: Buffer[]): UpstreamResponse['headers'] {
-  const headers: UpstreamResponse['headers'] = {};
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = raw[i]!.toString('latin1').toLowerCase();
-    const value = raw[i + 1]!.toString('utf8');
-    const existing = headers[name];
-    if (existing === undefined) headers[name] = value;
-    else if (Array.isArray(existing)) existing.push(value);
-    else headers[name] = [existing, value];
-  }
-  return headers;
 }

@@ -57,7 +57,7 @@ describe('UndiciUpstreamClient', () => {
     return Buffer.concat(parts);
   }
 
-  it('resolves a small answer whole: status, headers (repeated ones as arrays) and the exact bytes', async () => {
+  it('resolves a small answer whole: status, headers (a repeated one by its first value) and the exact bytes', async () => {
     route = (request, response) => {
       response.setHeader('Content-Type', 'application/json; charset=utf-8');
       response.setHeader('X-Repeated', ['one', 'two']);
@@ -66,8 +66,8 @@ describe('UndiciUpstreamClient', () => {
     const answer = await client.send(get('/small?q=1'), options());
     expect(answer.status).toBe(200);
     expect(answer.complete).toBe(true);
-    expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
-    expect(answer.headers['x-repeated']).toEqual(['one', 'two']);
+    expect(answer.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(answer.headers.get('x-repeated')).toBe('one');
     expect(answer.prefix.toString()).toBe('{"path":"/small?q=1"}');
     await expect(answer.rest.read()).resolves.toBeUndefined();
   });

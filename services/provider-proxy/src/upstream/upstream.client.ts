@@ -1,5 +1,6 @@
 import { Agent } from 'undici';
 import type { CancelSignal } from '../proxy/cancellation';
+import type { AnswerHeaders } from './answer-headers';
 import { AnswerReader } from './answer-reader';
 
 export interface UpstreamRequest {
@@ -24,8 +25,7 @@ export interface UpstreamBody {
 
 export interface UpstreamResponse {
   status: number;
-  /** Lower-case names; a repeated header is an array. */
-  headers: Record<string, string | string[] | undefined>;
+  headers: AnswerHeaders;
   /** The first bytes of the body: all of it when `complete`, else at least `prefixBytes`. */
   prefix: Buffer;
   complete: boolean;
