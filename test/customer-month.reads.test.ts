@@ -113,3 +113,51 @@ it('sums the units before a chain from the read already under way for the custom
   expect(await month.unitsBefore(a, MONTH, 'requests')).toBe(9); // nothing under way: a read of its own
   expect(usageReads.stop()).toBe(2);
 });
+
+/** Three customers of one key each, that used these units. */
+async function threeCustomers(used: [number, number, number]): Promise<[string, string, string]> {
+  return [
+    await customerWith([{ used: used[0] }]),
+    await customerWith([{ used: used[1] }]),
+    await customerWith([{ used: used[2] }]),
+  ];
+}
+
+/** Polls peek until it knows the customer-month (a background read landed). */
+async function landed(month: CustomerMonth, customerId: string): Promise<void> {
+  while (month.peek(customerId, MONTH, 0) === undefined) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
+it('paces background reads: customers coming due one after another wait for one read, batchGapMs after the last', async () => {
+  const [a, b, c] = await threeCustomers([1, 2, 3]);
+  const month = new CustomerMonth(store.connection, { refreshMs: 60_000, batchGapMs: 400 });
+  const usageReads = countFinds(store.connection, 'monthly_usage');
+  const firstAt = Date.now();
+  expect(month.peek(a, MONTH, firstAt)).toBeUndefined();
+  await landed(month, a);
+  // Due one after another, in turns of their own: read back to back, these were two queries.
+  month.peek(b, MONTH, Date.now());
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  month.peek(c, MONTH, Date.now());
+  await landed(month, b);
+  await landed(month, c);
+  expect(usageReads.stop()).toBe(2);
+  expect(Date.now() - firstAt).toBeGreaterThanOrEqual(390);
+  expect([month.peek(b, MONTH, 0)?.total.used, month.peek(c, MONTH, 0)?.total.used]).toEqual([2, 3]);
+});
+
+it('starts a read a caller waits for at once, also one that joins a background read still held back', async () => {
+  const [a, b, c] = await threeCustomers([4, 5, 6]);
+  // Held back for a minute: a caller that waited for the pacing would time the test out.
+  const month = new CustomerMonth(store.connection, { refreshMs: 600_000, batchGapMs: 60_000 });
+  await month.read(a, MONTH);
+  const usageReads = countFinds(store.connection, 'monthly_usage');
+  month.peek(b, MONTH, Date.now());
+  month.peek(c, MONTH, Date.now());
+  const startedAt = Date.now();
+  expect((await month.read(b, MONTH)).total.used).toBe(5);
+  expect((await month.read(a, MONTH, { fresh: true })).total.used).toBe(4);
+  expect(Date.now() - startedAt).toBeLessThan(30_000);
+  expect(month.peek(c, MONTH, 0)?.total.used).toBe(6); // it shared b's batch
+  expect(usageReads.stop()).toBe(2);
+});

@@ -39,6 +39,8 @@ const SHARE_FIELDS = { key_id: 1, used: 1, reserved: 1, suggestions_used: 1, car
 /** The customer-months the next batch read will read, by `${customerId}|${month}`, and its outcome. */
 interface SharesBatch {
   wanted: Map<string, { customerId: string; month: string }>;
+  /** A caller waits for one of its customer-months: the batch starts as soon as none runs, whatever the pacing. */
+  urgent: boolean;
   result: Promise<Map<string, CustomerMonthShares>>;
   settle: { resolve(shares: Map<string, CustomerMonthShares>): void; reject(reason: unknown): void };
 }
@@ -49,6 +51,11 @@ const MAX_IDS_PER_READ = 5_000;
 export interface CustomerMonthOptions {
   /** A customer's shares are read again when older than this, in the background (default 1 s). */
   refreshMs?: number;
+  /**
+   * Background reads begin at least this long after the batch before them began (default a fifth of refreshMs); a
+   * read a caller waits for is not held back.
+   */
+  batchGapMs?: number;
   /** The list of a customer's keys is read again when older than this (default 30 s; keys change rarely). */
   keyListTtlMs?: number;
 }
@@ -66,7 +73,11 @@ export class CustomerMonth {
   private readonly keyLists = new Map<string, { readAtMs: number; keyIds: Promise<string[]> }>();
   private nextBatch: SharesBatch | undefined;
   private batchRunning = false;
+  private batchStartPending = false;
+  private batchTimer: NodeJS.Timeout | undefined;
+  private lastBatchAtMs = Number.NEGATIVE_INFINITY;
   private readonly refreshMs: number;
+  private readonly batchGapMs: number;
   private readonly keyListTtlMs: number;
 
   constructor(
@@ -74,14 +85,18 @@ export class CustomerMonth {
     options: CustomerMonthOptions = {},
   ) {
     this.refreshMs = options.refreshMs ?? 1_000;
+    this.batchGapMs = Math.min(this.refreshMs, options.batchGapMs ?? this.refreshMs / 5);
     this.keyListTtlMs = options.keyListTtlMs ?? 30_000;
   }
 
-  /** The last shares read, starting a background read when they are missing or stale (never waits). */
+  /**
+   * The last shares read, starting a background read when they are missing or about to be stale (never waits): begun
+   * batchGapMs before they are refreshMs old, the paced read still finds them within refreshMs.
+   */
   peek(customerId: string, month: string, nowMs: number): CustomerMonthShares | undefined {
     const known = this.shares.get(customerId)?.get(month);
-    if (!known || nowMs - known.readAtMs >= this.refreshMs) {
-      void this.read(customerId, month).catch(() => undefined);
+    if (!known || nowMs - known.readAtMs >= this.refreshMs - this.batchGapMs) {
+      void this.start(customerId, month, false, false).catch(() => undefined);
     }
     return known;
   }
@@ -91,10 +106,19 @@ export class CustomerMonth {
    * just had the counts written and must not get a read that began before.
    */
   read(customerId: string, month: string, { fresh = false } = {}): Promise<CustomerMonthShares> {
+    return this.start(customerId, month, fresh, true);
+  }
+
+  private start(customerId: string, month: string, fresh: boolean, urgent: boolean): Promise<CustomerMonthShares> {
     const id = `${customerId}|${month}`;
     let pending = fresh ? undefined : this.reading.get(id);
+    if (pending && urgent && this.nextBatch?.wanted.has(id)) {
+      // A background read not begun yet: the caller waiting for it takes its whole batch out of the pacing.
+      this.nextBatch.urgent = true;
+      this.schedule();
+    }
     if (!pending) {
-      pending = this.load(customerId, month)
+      pending = this.load(customerId, month, urgent)
         .then((shares) => {
           let months = this.shares.get(customerId);
           if (!months) {
@@ -130,9 +154,12 @@ export class CustomerMonth {
    * Joins the next batch read. One batch runs at a time per node, and the customer-months asked for meanwhile are
    * read together by the next: FerretDB's SQLite backend reads the whole collection for an `$in` (docs/benchmarks.md,
    * "FerretDB in the figures"), so ten customers refreshed one by one cost ten such reads, and together one. On
-   * MongoDB the `$in` is answered from the `_id` index either way.
+   * MongoDB the `$in` is answered from the `_id` index either way. Background batches are paced (batchGapMs): with
+   * customers coming due one after another, batches that started as soon as the one before ended ran back to back,
+   * one query per customer or two, as many as the database could answer (docs/benchmarks.md, "Paced customer-month
+   * reads").
    */
-  private load(customerId: string, month: string): Promise<CustomerMonthShares> {
+  private load(customerId: string, month: string, urgent: boolean): Promise<CustomerMonthShares> {
     const id = `${customerId}|${month}`;
     let next = this.nextBatch;
     if (!next) {
@@ -140,18 +167,39 @@ export class CustomerMonth {
       const result = new Promise<Map<string, CustomerMonthShares>>((resolve, reject) => {
         settle = { resolve, reject };
       });
-      next = this.nextBatch = { wanted: new Map(), result, settle };
-      if (!this.batchRunning) setImmediate(() => this.runBatch());
+      next = this.nextBatch = { wanted: new Map(), urgent, result, settle };
     }
     next.wanted.set(id, { customerId, month });
+    if (urgent) next.urgent = true;
+    this.schedule();
     return next.result.then((batch) => batch.get(id)!);
   }
 
+  /** Starts the next batch when it may: once none runs, and for a background batch batchGapMs after the last began. */
+  private schedule(): void {
+    const next = this.nextBatch;
+    if (next === undefined || this.batchRunning || this.batchStartPending) return;
+    const waitMs = next.urgent ? 0 : this.lastBatchAtMs + this.batchGapMs - Date.now();
+    if (waitMs > 0) {
+      this.batchTimer ??= setTimeout(() => {
+        this.batchTimer = undefined;
+        this.schedule();
+      }, waitMs).unref();
+      return;
+    }
+    clearTimeout(this.batchTimer);
+    this.batchTimer = undefined;
+    this.batchStartPending = true;
+    setImmediate(() => this.runBatch());
+  }
+
   private runBatch(): void {
+    this.batchStartPending = false;
     const batch = this.nextBatch!;
     this.nextBatch = undefined;
     this.batchRunning = true;
     const readAtMs = Date.now();
+    this.lastBatchAtMs = readAtMs;
     const wanted = [...batch.wanted.entries()];
     this.readShares(
       wanted.map(([, item]) => item),
@@ -163,7 +211,7 @@ export class CustomerMonth {
       )
       .finally(() => {
         this.batchRunning = false;
-        if (this.nextBatch) this.runBatch();
+        this.schedule();
       });
   }
 
