@@ -39,7 +39,8 @@ export const ConfigSchema = z.object({
   /**
    * How old the figures of a customer's other keys may get before an owner reads them again (in the background)
    * for the quota it reports on every answer; /v1/me and check_quota read them at once. The other owners write
-   * their counts every USAGE_FLUSH_MS, so reading more often than that finds nothing new.
+   * their counts every USAGE_FLUSH_MS, so reading more often than that finds nothing new. The background reads of a
+   * node go out together, one query at most every fifth of this (CustomerMonth's batchGapMs).
    */
   CUSTOMER_MONTH_REFRESH_MS: durationMsFromEnv(5000),
   /** How long an unknown key hash is remembered before MongoDB is asked again. */
