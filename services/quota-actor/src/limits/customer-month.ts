@@ -156,8 +156,7 @@ export class CustomerMonth {
    * "FerretDB in the figures"), so ten customers refreshed one by one cost ten such reads, and together one. On
    * MongoDB the `$in` is answered from the `_id` index either way. Background batches are paced (batchGapMs): with
    * customers coming due one after another, batches that started as soon as the one before ended ran back to back,
-   * one query per customer or two, as many as the database could answer (docs/benchmarks.md, "Paced customer-month
-   * reads").
+   * a few customers each, as many as the database could answer (docs/benchmarks.md, "Paced customer-month reads").
    */
   private load(customerId: string, month: string, urgent: boolean): Promise<CustomerMonthShares> {
     const id = `${customerId}|${month}`;
