@@ -38,6 +38,7 @@ export { isSecretName, setSafeAttributes } from './safe-attributes';
 export {
   activeTraceContext,
   isSampledTraceparent,
+  leavesNoTrace,
   recordsNoChildren,
   sampledTraceparent,
   unsampledParent,

@@ -1,8 +1,9 @@
-import { context, trace, TraceFlags } from '@opentelemetry/api';
+import { context, createContextKey, ROOT_CONTEXT, trace, TraceFlags } from '@opentelemetry/api';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import {
   activeTraceContext,
   isSampledTraceparent,
+  leavesNoTrace,
   recordsNoChildren,
   samplerFollowsParent,
   unsampledParent,
@@ -168,5 +169,32 @@ describe('unsampledRemoteParent', () => {
       if (saved === undefined) delete process.env['OTEL_TRACES_SAMPLER'];
       else process.env['OTEL_TRACES_SAMPLER'] = saved;
     }
+  });
+});
+
+describe('leavesNoTrace', () => {
+  // The describes above leave their provider registered.
+  beforeAll(() => trace.disable());
+
+  it('is true in the root context while no tracer provider is registered', () => {
+    expect(leavesNoTrace(ROOT_CONTEXT)).toBe(true);
+  });
+
+  it('is false for any other context: a parent span, or a value a propagator could send on', () => {
+    const withSpan = trace.setSpanContext(ROOT_CONTEXT, { traceId: TRACE_ID, spanId: SPAN_ID, traceFlags: 0 });
+    expect(leavesNoTrace(withSpan)).toBe(false);
+    expect(leavesNoTrace(ROOT_CONTEXT.setValue(createContextKey('baggage'), 'x'))).toBe(false);
+  });
+
+  it('is false once a tracer provider is registered, and true again after it is taken away', () => {
+    const provider = new NodeTracerProvider();
+    provider.register();
+    try {
+      expect(leavesNoTrace(ROOT_CONTEXT)).toBe(false);
+    } finally {
+      trace.disable();
+      void provider.shutdown();
+    }
+    expect(leavesNoTrace(ROOT_CONTEXT)).toBe(true);
   });
 });

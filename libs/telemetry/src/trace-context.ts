@@ -2,6 +2,8 @@ import {
   context,
   isSpanContextValid,
   propagation,
+  ProxyTracerProvider,
+  ROOT_CONTEXT,
   trace,
   TraceFlags,
   type Context,
@@ -81,6 +83,20 @@ export function recordsNoChildren(span: Span): boolean {
   if (!FOLLOWS_PARENT) return false;
   const spanContext = span.spanContext();
   return (spanContext.traceFlags & TraceFlags.SAMPLED) === 0 && isSpanContextValid(spanContext);
+}
+
+/** What the API's tracer provider hands spans to while no SDK has registered one: its no-op provider. */
+const NO_PROVIDER = new ProxyTracerProvider().getDelegate();
+
+/**
+ * Whether work in `ctx` can leave no trace at all: no tracer provider is registered (every span would be the API's
+ * no-op one) and `ctx` is the root context (no parent span, no baggage that a propagator could send on). A caller can
+ * then skip its spans and the context it would make for them; with the SDK loaded (the chart's services) it is false.
+ */
+export function leavesNoTrace(ctx: Context): boolean {
+  if (ctx !== ROOT_CONTEXT) return false;
+  const provider = trace.getTracerProvider() as Partial<ProxyTracerProvider>;
+  return provider.getDelegate?.() === NO_PROVIDER;
 }
 
 /** A version-00 W3C traceparent: trace id, parent id, flags (other versions may append fields; the propagator reads them). */

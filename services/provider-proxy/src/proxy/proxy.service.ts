@@ -1,6 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import {
   context as otelContext,
+  INVALID_SPAN_CONTEXT,
   propagation,
   SpanKind,
   SpanStatusCode,
@@ -18,7 +19,7 @@ import {
 } from '@gateway/catalogue';
 import type { FetchRequest__Output } from '@gateway/proto';
 import { isWellFormedAccountId, type CredentialsWrite } from '@gateway/store';
-import { recordsNoChildren, setSafeAttributes, unsampledParent, type Logger } from '@gateway/telemetry';
+import { leavesNoTrace, recordsNoChildren, setSafeAttributes, unsampledParent, type Logger } from '@gateway/telemetry';
 import type { AdapterRegistry } from '../adapters/adapter.registry';
 import type { ConnectionCredentials, PlatformCall as AdapterCall, ProviderAdapter } from '../adapters/provider-adapter';
 import { ownedBodyField } from '../adapters/query-filter';
@@ -81,6 +82,11 @@ const PEEK_BYTES = 16 * 1024;
 const FORWARDED_RESPONSE_HEADERS: readonly string[] = ['retry-after'];
 
 const tracer = trace.getTracer('@gateway/provider-proxy');
+/**
+ * The span of a request that can leave no trace (`leavesNoTrace`): the API's no-op spans would still make a context
+ * for every span started and for the suppressed platform call, three per request.
+ */
+const UNTRACED = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
 
 class CallerGoneError extends Error {
   constructor() {
@@ -133,6 +139,10 @@ export class ProxyService {
     inFlight.inc();
     const parent = ProxyService.parentContext(options.baseContext, request.trace_context);
     try {
+      if (leavesNoTrace(parent)) {
+        await otelContext.with(parent, () => this.run(request, sink, options.signal, UNTRACED, providerLabel));
+        return;
+      }
       const unsampled = unsampledParent(parent);
       if (unsampled !== undefined) {
         // No span would be recorded: the request runs in its caller's context, which its log lines carry.
@@ -481,13 +491,16 @@ export class ProxyService {
     // headers to the platform; platformSpan describes the call with safe attributes instead.
     let response: UpstreamResponse;
     try {
-      response = await otelContext.with(suppressTracing(otelContext.active()), () =>
+      const send = () =>
         this.options.upstream.send(prepared.request, {
           signal: abort,
           headersTimeoutMs: remainingMs,
           prefixBytes: PEEK_BYTES,
-        }),
-      );
+        });
+      // Nothing to keep out of the call when it can leave no trace (UNTRACED).
+      response = await (scope.span === UNTRACED
+        ? send()
+        : otelContext.with(suppressTracing(otelContext.active()), send));
     } catch (error) {
       endPlatformSpan(platformSpan, undefined, error);
       throw error;
@@ -510,7 +523,7 @@ export class ProxyService {
  */
 function startPlatformSpan(scope: RequestScope, request: UpstreamRequest): Span {
   // A child of a request span that records nothing would record nothing either: the request's span stands in for it.
-  if (recordsNoChildren(scope.span)) return scope.span;
+  if (scope.span === UNTRACED || recordsNoChildren(scope.span)) return scope.span;
   const span = tracer.startSpan(
     request.method,
     { kind: SpanKind.CLIENT },
