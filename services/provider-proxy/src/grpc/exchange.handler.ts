@@ -205,19 +205,20 @@ class ExchangeSink implements ResponseSink {
     this.heldHead = { status: head.status, content_type: head.contentType, headers: head.headers };
   }
 
-  async write(chunk: Buffer): Promise<void> {
-    if (!this.streaming) {
-      if (this.heldBytes + chunk.length <= WHOLE_FRAME_MAX_BYTES) {
-        this.held.push(chunk);
-        this.heldBytes += chunk.length;
-        return;
-      }
-      this.streaming = true;
-      if (this.heldHead) await this.send({ correlation_id: this.id, head: this.heldHead });
-      await this.sendChunks(Buffer.concat([...this.held.splice(0), chunk]));
-      return;
+  write(chunk: Buffer): Promise<void> | undefined {
+    if (this.streaming) return this.sendChunks(chunk);
+    if (this.heldBytes + chunk.length <= WHOLE_FRAME_MAX_BYTES) {
+      this.held.push(chunk);
+      this.heldBytes += chunk.length;
+      return undefined;
     }
-    await this.sendChunks(chunk);
+    return this.startStreaming(chunk);
+  }
+
+  private async startStreaming(chunk: Buffer): Promise<void> {
+    this.streaming = true;
+    if (this.heldHead) await this.send({ correlation_id: this.id, head: this.heldHead });
+    await this.sendChunks(Buffer.concat([...this.held.splice(0), chunk]));
   }
 
   end(): void {

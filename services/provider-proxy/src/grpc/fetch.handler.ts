@@ -35,14 +35,15 @@ export function fetchHandler(
       head(value) {
         head = value;
       },
-      async write(chunk) {
-        if (response) return;
+      // Every chunk is taken at once: the answer is sent whole (unary).
+      write(chunk) {
+        if (response) return undefined;
         if (size + chunk.length > limit) {
           chunks.push(chunk.subarray(0, limit - size));
           size = limit;
           response = answer();
           controller.abort();
-          return;
+          return undefined;
         }
         size += chunk.length;
         if (size > options.maxBodyBytes) {
@@ -50,9 +51,10 @@ export function fetchHandler(
             failure: failure('platform_answer_too_large', `the platform answer exceeds ${options.maxBodyBytes} bytes`),
           };
           controller.abort();
-          return;
+          return undefined;
         }
         chunks.push(chunk);
+        return undefined;
       },
       end() {
         response ??= answer();

@@ -46,8 +46,12 @@ export interface AnswerHead {
  */
 export interface ResponseSink {
   head(head: AnswerHead): void;
-  /** Resolves when the next chunk may be written: the platform body is read no faster than the caller takes it. */
-  write(chunk: Buffer): Promise<void>;
+  /**
+   * Takes a chunk of the body; a promise when the next chunk must wait for it (the platform body is read no faster than
+   * the caller takes it), undefined when it was taken at once (a whole answer usually is): awaiting nothing would
+   * still cost the request a turn of the microtask queue.
+   */
+  write(chunk: Buffer): Promise<void> | undefined;
   end(): void;
   fail(failure: ProxyFailure): void;
 }
@@ -299,7 +303,10 @@ export class ProxyService {
         headers: forwardedHeaders(response.headers, adapter.responseHeadersOf?.(endpoint) ?? adapter.responseHeaders),
       });
       headSent = true;
-      if (response.prefix.length > 0) await sink.write(response.prefix);
+      if (response.prefix.length > 0) {
+        const taken = sink.write(response.prefix);
+        if (taken !== undefined) await taken;
+      }
       if (!response.complete) {
         let size = response.prefix.length;
         for (;;) {
@@ -312,7 +319,8 @@ export class ProxyService {
             answer.observe('too_large');
             return fail(tooLarge(adapter.provider, endpoint.path, maxBytes));
           }
-          await sink.write(chunk);
+          const taken = sink.write(chunk);
+          if (taken !== undefined) await taken;
         }
       }
       if (signal.aborted) return;
