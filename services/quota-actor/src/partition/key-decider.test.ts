@@ -3,7 +3,7 @@ import { DEFAULT_PLANS, type KeyDecisionRecord } from '@gateway/store';
 import { sharesOf, type CustomerMonthShares } from '../limits/customer-month';
 import { UsageCounter } from '../limits/usage-counter';
 import { decideForKey, RESERVATION_WAIT_MS, type UsageAccess } from './key-decider';
-import { buildKeyEntry, type KeyEntry } from './key-entry';
+import { applyRecord, buildKeyEntry, type KeyEntry } from './key-entry';
 
 const NOW = Date.UTC(2026, 10, 22, 12, 0, 0);
 
@@ -94,6 +94,18 @@ describe('key decider', () => {
 
   it('refuses a provider outside the key providers (spec 5.1 rule 4)', async () => {
     expect(await decide(record(), forward({ provider: 'search-ads' }))).toMatchObject({ code: 'provider_not_in_plan' });
+    for (const provider of ['', 'video-ads ', 'VIDEO-ADS', 'video']) {
+      expect(await decide(record(), forward({ provider }))).toMatchObject({ code: 'provider_not_in_plan' });
+    }
+    expect(await decide(record(), forward({ provider: undefined }))).toMatchObject({ code: 'provider_not_in_plan' });
+  });
+
+  it("follows a reload of the key's providers (applyRecord)", async () => {
+    const entry = buildKeyEntry('h', record({ providers: ['search-ads'] }), NOW);
+    const usage = memoryUsage();
+    expect(await decideForKey(entry, forward(), NOW, usage)).toMatchObject({ code: 'provider_not_in_plan' });
+    applyRecord(entry, record({ providers: ['search-ads', 'video-ads'] }), NOW);
+    expect(await decideForKey(entry, forward(), NOW, usage)).toMatchObject({ ok: true });
   });
 
   it('refuses a path off the allowlist before looking at accounts', async () => {

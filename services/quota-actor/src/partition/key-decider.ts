@@ -11,7 +11,7 @@ import type { KeyDecisionRecord } from '@gateway/store';
 import { monthOf, secondsToMonthEnd } from '../limits/calendar';
 import { customerTotal, type CustomerMonthShares } from '../limits/customer-month';
 import type { UsageCounter } from '../limits/usage-counter';
-import type { KeyEntry } from './key-entry';
+import { providerBit, type KeyEntry } from './key-entry';
 
 /**
  * Opens the month's usage, grows block-mode reservations from the customer's allowance and reads the customer's
@@ -181,7 +181,7 @@ function forward(
 ): Verdict | Promise<Verdict> {
   const provider = request.provider ?? '';
   // spec 5.1 rule 4
-  if (!(record.providers as string[]).includes(provider)) {
+  if ((entry.providerBits & providerBit(provider)) === 0) {
     return refused(
       'provider_not_in_plan',
       record,

@@ -1,5 +1,15 @@
 import { createHash } from 'node:crypto';
-import { refreshAfterMs } from './key-entry';
+import { PROVIDER_IDS } from '@gateway/store';
+import { providerBit, refreshAfterMs } from './key-entry';
+
+describe('providerBit', () => {
+  it('gives every provider id a bit of its own, and nothing else a bit', () => {
+    const bits = PROVIDER_IDS.map(providerBit);
+    expect(new Set(bits).size).toBe(PROVIDER_IDS.length);
+    for (const bit of bits) expect(bit > 0 && (bit & (bit - 1)) === 0).toBe(true);
+    for (const other of ['', 'Video-Ads', 'video-ads/', 'marketplace-']) expect(providerBit(other)).toBe(0);
+  });
+});
 
 describe('refreshAfterMs', () => {
   const hashes = Array.from({ length: 500 }, (_, i) => createHash('sha256').update(`key-${i}`).digest('hex'));

@@ -1,5 +1,5 @@
 import type { KeyDecisionRecord } from '@gateway/store';
-import { compileIpAllowlist } from '@gateway/store';
+import { compileIpAllowlist, PROVIDER_IDS } from '@gateway/store';
 import { RateLimiter, type RateLimiterStart } from '../limits/rate-limiter';
 import type { UsageCounter } from '../limits/usage-counter';
 
@@ -8,6 +8,8 @@ export interface KeyEntry {
   hash: string;
   /** null: no key has this hash (cached briefly so random keys do not hammer MongoDB). */
   record: KeyDecisionRecord | null;
+  /** The record's providers as bits (providerBit), so a decision does not walk the list and its strings. */
+  providerBits: number;
   loadedAtMs: number;
   ipAllowed: ((address: string) => boolean) | null;
   limiter: RateLimiter | null;
@@ -29,6 +31,7 @@ export function applyRecord(
 ): void {
   const fresh = buildKeyEntry(entry.hash, record, nowMs, entry, rateStart);
   entry.record = fresh.record;
+  entry.providerBits = fresh.providerBits;
   entry.loadedAtMs = fresh.loadedAtMs;
   entry.ipAllowed = fresh.ipAllowed;
   entry.limiter = fresh.limiter;
@@ -53,12 +56,19 @@ export function buildKeyEntry(
   return {
     hash,
     record,
+    providerBits: record === null ? 0 : record.providers.reduce((bits, provider) => bits | providerBit(provider), 0),
     loadedAtMs: nowMs,
     ipAllowed: record && record.ip_allowlist.length > 0 ? compileIpAllowlist(record.ip_allowlist) : null,
     limiter,
     usage: previous?.usage ?? null,
     lastSeenMs: previous?.lastSeenMs ?? nowMs,
   };
+}
+
+/** The bit of a provider id in KeyEntry.providerBits; 0 for anything that is not one. */
+export function providerBit(provider: string): number {
+  for (let index = 0; index < PROVIDER_IDS.length; index++) if (PROVIDER_IDS[index] === provider) return 1 << index;
+  return 0;
 }
 
 /**
