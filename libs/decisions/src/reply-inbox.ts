@@ -1,4 +1,4 @@
-import { IdTable, IndexIds } from '@gateway/collections';
+import { EarliestDeadline, IdTable, IndexIds } from '@gateway/collections';
 import { createInbox, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from 'nats';
 
 /** No subscriber listens on the subject (the server answered 503 at once). */
@@ -35,9 +35,7 @@ export class ReplyInbox {
   private readonly prefix: string;
   private readonly pending = new IdTable<PendingReply>();
   private readonly subscription: Subscription;
-  private timer: NodeJS.Timeout | undefined;
-  /** When the armed timer fires. */
-  private timerAt = Infinity;
+  private readonly deadlines = new EarliestDeadline((nowMs) => this.expire(nowMs));
   private readonly tokens = new IndexIds();
 
   constructor(private readonly nc: NatsConnection) {
@@ -51,7 +49,7 @@ export class ReplyInbox {
     return new Promise<Msg>((resolve, reject) => {
       const deadline = Date.now() + timeoutMs;
       this.pending.set(token, { subject, deadline, resolve, reject });
-      if (deadline < this.timerAt) this.armTimer(deadline);
+      this.deadlines.add(deadline);
       try {
         this.nc.publish(subject, payload, { reply: this.prefix + token, ...(headers ? { headers } : {}) });
       } catch (error) {
@@ -66,8 +64,7 @@ export class ReplyInbox {
     this.subscription.unsubscribe();
     for (const waiting of this.pending.values()) waiting.reject(new ReplyTimeoutError(waiting.subject));
     this.pending.clear();
-    clearTimeout(this.timer);
-    this.timerAt = Infinity;
+    this.deadlines.stop();
   }
 
   private onReply(msg: Msg): void {
@@ -78,26 +75,18 @@ export class ReplyInbox {
     else waiting.resolve(msg);
   }
 
-  private armTimer(at: number): void {
-    clearTimeout(this.timer);
-    this.timerAt = at;
-    this.timer = setTimeout(() => this.expire(), Math.max(0, at - Date.now())).unref();
-  }
-
-  /** Fails the requests whose deadline passed and arms the timer for the earliest one still waiting. */
-  private expire(): void {
-    this.timerAt = Infinity;
-    const now = Date.now();
+  /** Fails the requests whose deadline passed; the earliest deadline still waiting, or Infinity. */
+  private expire(nowMs: number): number {
     let next = Infinity;
     for (const token of this.pending.ids()) {
       const waiting = this.pending.get(token)!;
-      if (waiting.deadline <= now) {
+      if (waiting.deadline <= nowMs) {
         this.pending.delete(token);
         waiting.reject(new ReplyTimeoutError(waiting.subject));
       } else if (waiting.deadline < next) {
         next = waiting.deadline;
       }
     }
-    if (next !== Infinity) this.armTimer(next);
+    return next;
   }
 }

@@ -431,6 +431,23 @@ describe('StreamProviderCaller', () => {
     expect(caller.pending).toBe(0);
   });
 
+  it('arms no timer per request: many in flight share one for the earliest deadline', async () => {
+    onMessage = (call, frames) => echoAll(call, frames);
+    const caller = newCaller(1);
+    await callBuffered(caller, request('echo-warm')); // the lane's stream is open
+    const timers = jest.spyOn(global, 'setTimeout');
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 200 }, (_, index) => callBuffered(caller, request(`echo-${index}`))),
+      );
+      expect(answers.every((answer) => answer.failure === undefined)).toBe(true);
+      expect(timers.mock.calls.length).toBeLessThan(10);
+    } finally {
+      timers.mockRestore();
+    }
+    expect(caller.pending).toBe(0);
+  });
+
   it('fails a request whose deadline passes before any replica took its stream as unavailable, not as a timeout', async () => {
     const caller = newCaller(1, { target: `127.0.0.1:${await freePort()}`, connectBudgetMs: 60_000 });
 

@@ -1,4 +1,4 @@
-import { IdTable, IndexIds } from '@gateway/collections';
+import { EarliestDeadline, IdTable, IndexIds } from '@gateway/collections';
 import { Metadata, type ClientDuplexStream } from '@grpc/grpc-js';
 import type { ClientFrame } from './generated/gateway/provider/v1/ClientFrame';
 import type { ClientFrames } from './generated/gateway/provider/v1/ClientFrames';
@@ -11,7 +11,6 @@ import { createRawProviderProxyClient } from './provider-proxy.contract';
 
 interface InFlight {
   sink: ResponseSink;
-  timer: NodeJS.Timeout;
   lane: Lane;
   request: FetchRequest;
   /** The caller's handle: its id follows the request when it is sent again. */
@@ -82,6 +81,8 @@ export class StreamProviderCaller implements ProviderCaller {
   private turnLane: Lane | undefined;
   private closed = false;
   private readonly connectBudgetMs: number;
+  /** A request costs no timer of its own. */
+  private readonly deadlines = new EarliestDeadline((nowMs) => this.expireDue(nowMs));
 
   constructor(address: string, options: { streams?: number; connectBudgetMs?: number } = {}) {
     this.client = createRawProviderProxyClient(address);
@@ -127,9 +128,9 @@ export class StreamProviderCaller implements ProviderCaller {
     handle.id = id;
     const lane = this.pickLane();
     this.open(lane);
-    const timer = setTimeout(() => this.expire(id), Math.max(1, deadline - Date.now()));
-    const entry: InFlight = { sink, timer, lane, request, handle, deadline, attempt, headSeen: false };
+    const entry: InFlight = { sink, lane, request, handle, deadline, attempt, headSeen: false };
     this.inFlight.set(id, entry);
+    this.deadlines.add(deadline);
     lane.inFlight++;
     // Not `{ ...request, correlation_id: id }`: on Node 20 a spread followed by a field the source lacks gives each
     // object a hidden class of its own, freed only by a full collection (docs/benchmarks.md, "edge-auth's collector").
@@ -138,6 +139,7 @@ export class StreamProviderCaller implements ProviderCaller {
 
   close(): void {
     this.closed = true;
+    this.deadlines.stop();
     for (const lane of this.lanes) {
       lane.queued = [];
       lane.stream?.end();
@@ -301,6 +303,18 @@ export class StreamProviderCaller implements ProviderCaller {
     stream.end();
   }
 
+  /** Fails the requests whose deadline passed; the earliest deadline still in flight, or Infinity. */
+  private expireDue(nowMs: number): number {
+    let next = Infinity;
+    for (const id of this.inFlight.ids()) {
+      const entry = this.inFlight.get(id);
+      if (entry === undefined) continue;
+      if (entry.deadline <= nowMs) this.expire(id);
+      else if (entry.deadline < next) next = entry.deadline;
+    }
+    return next;
+  }
+
   private expire(id: string): void {
     const entry = this.inFlight.get(id);
     if (!entry) return;
@@ -329,7 +343,6 @@ export class StreamProviderCaller implements ProviderCaller {
   }
 
   private forget(id: string, entry: InFlight): void {
-    clearTimeout(entry.timer);
     entry.lane.inFlight--;
     this.inFlight.delete(id);
   }
