@@ -17,6 +17,7 @@ import {
   validateBody,
   type EndpointSpec,
 } from '@gateway/catalogue';
+import { EarliestDeadline, IdTable, IndexIds } from '@gateway/collections';
 import type { FetchRequest__Output } from '@gateway/proto';
 import { isWellFormedAccountId, type CredentialsWrite } from '@gateway/store';
 import { leavesNoTrace, recordsNoChildren, setSafeAttributes, unsampledParent, type Logger } from '@gateway/telemetry';
@@ -110,6 +111,12 @@ type PlatformCall = { ok: true; answer: PlatformAnswer } | { ok: false; failure:
 type ConnectionLookup =
   { ok: true; credentials: ConnectionCredentials; fromCache: boolean } | { ok: false; failure: ProxyFailure };
 
+interface AwaitingHead {
+  deadline: number;
+  timeoutMs: number;
+  abort: Cancellation;
+}
+
 interface RequestScope {
   request: FetchRequest__Output;
   provider: string;
@@ -128,7 +135,28 @@ interface RequestScope {
  * token was refused, then the platform's own status, content type and body bytes, unchanged.
  */
 export class ProxyService {
+  /** The requests still waiting for their answer head, each failed at its deadline by one shared timer. */
+  private readonly awaitingHeads = new IdTable<AwaitingHead>();
+  private readonly headIds = new IndexIds();
+  private readonly headDeadlines = new EarliestDeadline((nowMs) => this.abortLateHeads(nowMs));
+
   constructor(private readonly options: ProxyServiceOptions) {}
+
+  /** Aborts the requests whose head deadline passed; the earliest deadline still waiting, or Infinity. */
+  private abortLateHeads(nowMs: number): number {
+    let next = Infinity;
+    for (const id of this.awaitingHeads.ids()) {
+      const waiting = this.awaitingHeads.get(id);
+      if (waiting === undefined) continue;
+      if (waiting.deadline <= nowMs) {
+        this.awaitingHeads.delete(id);
+        waiting.abort.abort(new DeadlineExceededError(waiting.timeoutMs));
+      } else if (waiting.deadline < next) {
+        next = waiting.deadline;
+      }
+    }
+    return next;
+  }
 
   /** The request's trace parent: W3C trace_context of the message when present, else `base`. */
   static parentContext(base: Context, traceContext: Record<string, string> | undefined): Context {
@@ -237,7 +265,9 @@ export class ProxyService {
     signal.addEventListener('abort', onCallerGone, { once: true });
     // The contract (provider_proxy.proto): timeout_ms bounds the wait for the answer head (QPS guard, connect,
     // token retry included).
-    const timer = setTimeout(() => controller.abort(new DeadlineExceededError(timeoutMs)), timeoutMs);
+    const headId = this.headIds.take();
+    this.awaitingHeads.set(headId, { deadline, timeoutMs, abort: controller });
+    this.headDeadlines.add(deadline);
     const scope: RequestScope = {
       request,
       provider: adapter.provider,
@@ -288,7 +318,7 @@ export class ProxyService {
         }
       }
 
-      clearTimeout(timer);
+      this.awaitingHeads.delete(headId);
       const { response } = answer;
       setSafeAttributes(span, { 'http.response.status_code': response.status });
       const maxBytes = this.options.maxAnswerBytes ?? Number.POSITIVE_INFINITY;
@@ -350,7 +380,7 @@ export class ProxyService {
       }
       fail(problem, reason);
     } finally {
-      clearTimeout(timer);
+      this.awaitingHeads.delete(headId);
       signal.removeEventListener('abort', onCallerGone);
       // Releases the socket of an answer that was not read to its end (failure, cancel).
       answer?.response.rest.destroy();
