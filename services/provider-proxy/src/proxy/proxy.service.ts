@@ -17,7 +17,6 @@ import {
   validateBody,
   type EndpointSpec,
 } from '@gateway/catalogue';
-import { EarliestDeadline, IdTable, IndexIds } from '@gateway/collections';
 import type { FetchRequest__Output } from '@gateway/proto';
 import { isWellFormedAccountId, type CredentialsWrite } from '@gateway/store';
 import { leavesNoTrace, recordsNoChildren, setSafeAttributes, unsampledParent, type Logger } from '@gateway/telemetry';
@@ -111,12 +110,6 @@ type PlatformCall = { ok: true; answer: PlatformAnswer } | { ok: false; failure:
 type ConnectionLookup =
   { ok: true; credentials: ConnectionCredentials; fromCache: boolean } | { ok: false; failure: ProxyFailure };
 
-interface AwaitingHead {
-  deadline: number;
-  timeoutMs: number;
-  abort: Cancellation;
-}
-
 interface RequestScope {
   request: FetchRequest__Output;
   provider: string;
@@ -135,28 +128,7 @@ interface RequestScope {
  * token was refused, then the platform's own status, content type and body bytes, unchanged.
  */
 export class ProxyService {
-  /** The requests still waiting for their answer head, each failed at its deadline by one shared timer. */
-  private readonly awaitingHeads = new IdTable<AwaitingHead>();
-  private readonly headIds = new IndexIds();
-  private readonly headDeadlines = new EarliestDeadline((nowMs) => this.abortLateHeads(nowMs));
-
   constructor(private readonly options: ProxyServiceOptions) {}
-
-  /** Aborts the requests whose head deadline passed; the earliest deadline still waiting, or Infinity. */
-  private abortLateHeads(nowMs: number): number {
-    let next = Infinity;
-    for (const id of this.awaitingHeads.ids()) {
-      const waiting = this.awaitingHeads.get(id);
-      if (waiting === undefined) continue;
-      if (waiting.deadline <= nowMs) {
-        this.awaitingHeads.delete(id);
-        waiting.abort.abort(new DeadlineExceededError(waiting.timeoutMs));
-      } else if (waiting.deadline < next) {
-        next = waiting.deadline;
-      }
-    }
-    return next;
-  }
 
   /** The request's trace parent: W3C trace_context of the message when present, else `base`. */
   static parentContext(base: Context, traceContext: Record<string, string> | undefined): Context {
@@ -265,9 +237,7 @@ export class ProxyService {
     signal.addEventListener('abort', onCallerGone, { once: true });
     // The contract (provider_proxy.proto): timeout_ms bounds the wait for the answer head (QPS guard, connect,
     // token retry included).
-    const headId = this.headIds.take();
-    this.awaitingHeads.set(headId, { deadline, timeoutMs, abort: controller });
-    this.headDeadlines.add(deadline);
+    const timer = setTimeout(() => controller.abort(new DeadlineExceededError(timeoutMs)), timeoutMs);
     const scope: RequestScope = {
       request,
       provider: adapter.provider,
@@ -318,7 +288,7 @@ export class ProxyService {
         }
       }
 
-      this.awaitingHeads.delete(headId);
+      clearTimeout(timer);
       const { response } = answer;
       setSafeAttributes(span, { 'http.response.status_code': response.status });
       const maxBytes = this.options.maxAnswerBytes ?? Number.POSITIVE_INFINITY;
@@ -380,7 +350,7 @@ export class ProxyService {
       }
       fail(problem, reason);
     } finally {
-      this.awaitingHeads.delete(headId);
+      clearTimeout(timer);
       signal.removeEventListener('abort', onCallerGone);
       // Releases the socket of an answer that was not read to its end (failure, cancel).
       answer?.response.rest.destroy();
