@@ -1,4 +1,5 @@
-import { EarliestDeadline } from './earliest-deadline';
+import { EarliestDeadline, expireDueIn } from './earliest-deadline';
+import { IdTable } from './id-table';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -56,5 +57,39 @@ describe('EarliestDeadline', () => {
     deadlines.stop();
     await sleep(60);
     expect(failed).toEqual([]);
+  });
+});
+
+describe('expireDueIn', () => {
+  const tableOf = (deadlines: Record<string, number>) => {
+    const entries = new IdTable<{ deadline: number }>();
+    for (const [id, deadline] of Object.entries(deadlines)) entries.set(id, { deadline });
+    return entries;
+  };
+
+  it('hands each entry due at or before now to expire and returns the earliest deadline left', () => {
+    const entries = tableOf({ '0': 100, '1': 250, '2': 90, '3': 400, '4': 300 });
+    const expired: string[] = [];
+    const next = expireDueIn(entries, 100, (id) => {
+      expired.push(id);
+      entries.delete(id);
+    });
+    expect(expired.sort()).toEqual(['0', '2']);
+    expect(next).toBe(250);
+    expect(entries.ids().sort()).toEqual(['1', '3', '4']);
+  });
+
+  it('skips an entry that an earlier expiry ended, and says Infinity once nothing is left', () => {
+    const entries = tableOf({ '0': 10, '1': 20, '2': 500 });
+    const expired: string[] = [];
+    const next = expireDueIn(entries, 50, (id) => {
+      expired.push(id);
+      // Expiring one request may end others (a stream that breaks fails every request on it).
+      entries.delete('0');
+      entries.delete('1');
+      entries.delete('2');
+    });
+    expect(expired).toEqual(['0']);
+    expect(next).toBe(Infinity);
   });
 });

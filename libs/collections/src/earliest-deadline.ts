@@ -1,3 +1,5 @@
+import type { IdTable } from './id-table';
+
 /**
  * One timer for a table of deadlines, armed for the earliest and left alone when an entry ends early: an entry costs
  * no timer of its own, and under load the timer fires about once per timeout rather than once per entry. When it
@@ -31,4 +33,23 @@ export class EarliestDeadline {
     const next = this.expireDue(Date.now());
     if (next !== Infinity) this.arm(next);
   }
+}
+
+/**
+ * The owner's scan for an IdTable of entries with a deadline: hands each entry whose deadline passed to `expire`, which
+ * removes it, and returns the earliest deadline left, or Infinity.
+ */
+export function expireDueIn<V extends { deadline: number }>(
+  table: IdTable<V>,
+  nowMs: number,
+  expire: (id: string, entry: V) => void,
+): number {
+  let next = Infinity;
+  for (const id of table.ids()) {
+    const entry = table.get(id);
+    if (entry === undefined) continue; // an earlier entry's expiry ended it
+    if (entry.deadline <= nowMs) expire(id, entry);
+    else if (entry.deadline < next) next = entry.deadline;
+  }
+  return next;
 }

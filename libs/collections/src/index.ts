@@ -1,3 +1,3 @@
 export { IdTable } from './id-table';
 export { IndexIds, LARGEST_INDEX_ID } from './index-ids';
-export { EarliestDeadline } from './earliest-deadline';
+export { EarliestDeadline, expireDueIn } from './earliest-deadline';

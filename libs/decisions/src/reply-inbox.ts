@@ -1,4 +1,4 @@
-import { EarliestDeadline, IdTable, IndexIds } from '@gateway/collections';
+import { EarliestDeadline, expireDueIn, IdTable, IndexIds } from '@gateway/collections';
 import { createInbox, type Msg, type MsgHdrs, type NatsConnection, type Subscription } from 'nats';
 
 /** No subscriber listens on the subject (the server answered 503 at once). */
@@ -77,16 +77,9 @@ export class ReplyInbox {
 
   /** Fails the requests whose deadline passed; the earliest deadline still waiting, or Infinity. */
   private expire(nowMs: number): number {
-    let next = Infinity;
-    for (const token of this.pending.ids()) {
-      const waiting = this.pending.get(token)!;
-      if (waiting.deadline <= nowMs) {
-        this.pending.delete(token);
-        waiting.reject(new ReplyTimeoutError(waiting.subject));
-      } else if (waiting.deadline < next) {
-        next = waiting.deadline;
-      }
-    }
-    return next;
+    return expireDueIn(this.pending, nowMs, (token, waiting) => {
+      this.pending.delete(token);
+      waiting.reject(new ReplyTimeoutError(waiting.subject));
+    });
   }
 }

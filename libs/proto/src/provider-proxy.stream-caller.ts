@@ -1,4 +1,4 @@
-import { EarliestDeadline, IdTable, IndexIds } from '@gateway/collections';
+import { EarliestDeadline, expireDueIn, IdTable, IndexIds } from '@gateway/collections';
 import { Metadata, type ClientDuplexStream } from '@grpc/grpc-js';
 import type { ClientFrame } from './generated/gateway/provider/v1/ClientFrame';
 import type { ClientFrames } from './generated/gateway/provider/v1/ClientFrames';
@@ -305,14 +305,7 @@ export class StreamProviderCaller implements ProviderCaller {
 
   /** Fails the requests whose deadline passed; the earliest deadline still in flight, or Infinity. */
   private expireDue(nowMs: number): number {
-    let next = Infinity;
-    for (const id of this.inFlight.ids()) {
-      const entry = this.inFlight.get(id);
-      if (entry === undefined) continue;
-      if (entry.deadline <= nowMs) this.expire(id);
-      else if (entry.deadline < next) next = entry.deadline;
-    }
-    return next;
+    return expireDueIn(this.inFlight, nowMs, (id) => this.expire(id));
   }
 
   private expire(id: string): void {
