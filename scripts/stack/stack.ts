@@ -1,9 +1,10 @@
 import { CredentialCipher, openStore } from '@gateway/store';
-import { ensureMongo, ensureNats, freePort, repoRoot, startService, type RunningService } from '@gateway/testing';
+import { ensureNats, freePort, repoRoot, startService, type RunningService } from '@gateway/testing';
 import { createHash } from 'node:crypto';
 import { createWriteStream, existsSync, mkdirSync, readFileSync, writeFileSync, type WriteStream } from 'node:fs';
 import { join } from 'node:path';
 import { seedDemo, type DemoIdentity } from './demo-seed';
+import { openStackDatabase } from './stack-database';
 import { loadOrCreateSecrets } from './local-secrets';
 import { Supervisor } from './supervisor';
 
@@ -61,8 +62,8 @@ export async function startStack(options: StackOptions = {}): Promise<RunningSta
 
   const secrets = loadOrCreateSecrets(join(localDir, 'secrets.json'));
   const nats = await ensureNats({ env, log, dataDir: join(localDir, 'nats') });
-  const mongo = await ensureMongo({ env, log, dataDir: join(localDir, 'ferretdb') });
-  const mongoUri = withDefaultDatabase(mongo.uri, 'gateway');
+  const mongo = await openStackDatabase(env, localDir, log);
+  const mongoUri = mongo.databaseUri;
   // Several stacks (or test clusters) may share one NATS server: each stack keeps its own subjects and buckets.
   const stackId = createHash('sha256').update(localDir).digest('hex').slice(0, 8);
   const limiterEnv = {
@@ -304,11 +305,4 @@ async function freePorts<T extends Record<string, string>>(ports: T): Promise<T>
   const picked: Record<string, string> = {};
   for (const key of Object.keys(ports)) picked[key] = String(await freePort());
   return picked as T;
-}
-
-/** MONGODB_URI may name its database; a bare server URI gets the default one. */
-function withDefaultDatabase(uri: string, database: string): string {
-  const url = new URL(uri);
-  if (url.pathname === '' || url.pathname === '/') url.pathname = `/${database}`;
-  return url.toString();
 }
