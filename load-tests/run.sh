@@ -74,16 +74,6 @@ stack_answers() {
   ' "$STACK_FILE" 2>/dev/null
 }
 
-LOCAL_POSTGRESQL="postgres://postgres@127.0.0.1:5432/postgres"
-postgresql_answers() {
-  node -e '
-    const socket = require("node:net").connect({ host: "127.0.0.1", port: 5432, timeout: 1000 });
-    socket.once("connect", () => process.exit(0));
-    socket.once("timeout", () => process.exit(1));
-    socket.once("error", () => process.exit(1));
-  ' 2>/dev/null
-}
-
 stack_pid=""
 stop_stack() {
   [[ -n "$stack_pid" ]] || return 0
@@ -108,19 +98,11 @@ else
   mkdir -p "$LOCAL_DIR/logs"
   stack_log="$LOCAL_DIR/logs/load-stack.out"
   log "no stack answers at $STACK_FILE: starting one on free ports (output in $stack_log)"
-  # FerretDB on the machine's PostgreSQL when one answers: on SQLite every update and every query on anything but
-  # `_id` reads the whole collection, and the full profile's 1,000 keys are more than that carries
-  # (docs/development.md, "Load tests"). STACK_FERRETDB_POSTGRESQL_URL names another server; `none` keeps SQLite.
-  if [[ -z "${MONGODB_URI:-}" && -z "${STACK_FERRETDB_POSTGRESQL_URL:-}" ]] && postgresql_answers; then
-    export STACK_FERRETDB_POSTGRESQL_URL="$LOCAL_POSTGRESQL"
-  fi
-  if [[ -n "${MONGODB_URI:-}" ]]; then
-    log "stack database: MONGODB_URI"
-  elif [[ -n "${STACK_FERRETDB_POSTGRESQL_URL:-}" && "$STACK_FERRETDB_POSTGRESQL_URL" != none ]]; then
-    log "stack database: FerretDB on PostgreSQL (STACK_FERRETDB_POSTGRESQL_URL)"
-  else
-    log "stack database: FerretDB on SQLite files in $LOCAL_DIR/ferretdb"
-  fi
+  # FerretDB on the machine's PostgreSQL (the stack falls back to SQLite when none answers): on SQLite every update
+  # and every query on anything but `_id` reads the whole collection, and the full profile's 1,000 keys are more
+  # than that carries (docs/development.md, "Load tests"). STACK_FERRETDB_POSTGRESQL_URL names another server;
+  # `none` keeps SQLite; MONGODB_URI wins over both. The stack's output says which it used.
+  export STACK_FERRETDB_POSTGRESQL_URL="${STACK_FERRETDB_POSTGRESQL_URL:-postgres://postgres@127.0.0.1:5432/postgres}"
   started_at=$(date +%s)
   STACK_PORTS=ephemeral node --conditions=development --import tsx scripts/stack/main.ts >"$stack_log" 2>&1 &
   stack_pid=$!

@@ -1,6 +1,7 @@
 import {
   GatewayFixtures,
   ensureMongo,
+  ensureMongoPreferringPostgresql,
   ensureNats,
   freePort,
   startGatewayCluster,
@@ -11,7 +12,6 @@ import {
   type RunningService,
 } from '@gateway/testing';
 import { DEFAULT_PLANS, type PlanName } from '@gateway/store';
-import { connect } from 'node:net';
 import { join } from 'node:path';
 
 /** One seeded key: the secret goes in X-API-Key, the hash is what the actor and DecisionClient see. */
@@ -298,29 +298,8 @@ const LOCAL_POSTGRESQL = 'postgres://postgres@127.0.0.1:5432/postgres';
 async function benchMongo(log: (message: string) => void): Promise<MongoHandle> {
   const configured = process.env.BENCH_FERRETDB_POSTGRESQL_URL;
   const postgresqlUrl = configured === 'none' ? undefined : (configured ?? LOCAL_POSTGRESQL);
-  if (postgresqlUrl === undefined || process.env.MONGODB_URI) return ensureMongo({ log });
-  const { hostname, port } = new URL(postgresqlUrl);
-  if (!(await listens(hostname, Number(port || 5432)))) {
-    log(`mongodb: no PostgreSQL answers on ${hostname}:${port || 5432}; FerretDB on SQLite`);
-    return ensureMongo({ log });
-  }
-  return ensureMongo({ log, postgresqlUrl, startTimeoutMs: 15_000 }).catch((error: unknown) => {
-    log(`mongodb: ${error instanceof Error ? error.message : String(error)}; FerretDB on SQLite instead`);
-    return ensureMongo({ log });
-  });
-}
-
-function listens(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host, port, timeout: 1_000 });
-    const done = (answer: boolean) => {
-      socket.destroy();
-      resolve(answer);
-    };
-    socket.once('connect', () => done(true));
-    socket.once('timeout', () => done(false));
-    socket.once('error', () => done(false));
-  });
+  if (postgresqlUrl === undefined) return ensureMongo({ log });
+  return ensureMongoPreferringPostgresql({ log, postgresqlUrl, startTimeoutMs: 15_000 });
 }
 
 function withQueryOption(uri: string, name: string, value: string): string {

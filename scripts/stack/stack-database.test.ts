@@ -1,6 +1,7 @@
 import { freePort } from '@gateway/testing';
 import mongoose from 'mongoose';
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openStackDatabase, type StackDatabase } from './stack-database';
@@ -72,20 +73,34 @@ describe('the local stack database', () => {
   });
 
   it('stays on SQLite files in the state directory unless asked, with `none`, and when PostgreSQL cannot be used', async () => {
-    for (const setting of [undefined, 'none', `postgres://postgres@127.0.0.1:${await freePort()}/postgres`]) {
-      const dir = await stateDir();
-      const logged: string[] = [];
-      const env = toolsEnv(setting === undefined ? {} : { STACK_FERRETDB_POSTGRESQL_URL: setting });
-      const opened = await openStackDatabase(env, dir, (message) => logged.push(message));
-      try {
-        expect(opened.backend).toBe('sqlite');
-        expect(databaseOf(opened)).toBe('gateway');
-        await withClient(opened, (db) => db.collection('kept').insertOne({ _id: 'demo' } as never));
-        expect(await readdir(join(dir, 'ferretdb'))).toContain('gateway.sqlite');
-        if (setting?.startsWith('postgres:')) expect(logged.join('\n')).toMatch(/FerretDB on SQLite instead/);
-      } finally {
-        await opened.stop();
+    // Something that listens but is no PostgreSQL: FerretDB starts and cannot use it.
+    const notPostgresql = createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => notPostgresql.listen(0, '127.0.0.1', resolve));
+    const { port } = notPostgresql.address() as AddressInfo;
+    const settings = [
+      undefined,
+      'none',
+      `postgres://postgres@127.0.0.1:${await freePort()}/postgres`,
+      `postgres://postgres@127.0.0.1:${port}/postgres`,
+    ];
+    try {
+      for (const setting of settings) {
+        const dir = await stateDir();
+        const logged: string[] = [];
+        const env = toolsEnv(setting === undefined ? {} : { STACK_FERRETDB_POSTGRESQL_URL: setting });
+        const opened = await openStackDatabase(env, dir, (message) => logged.push(message));
+        try {
+          expect(opened.backend).toBe('sqlite');
+          expect(databaseOf(opened)).toBe('gateway');
+          await withClient(opened, (db) => db.collection('kept').insertOne({ _id: 'demo' } as never));
+          expect(await readdir(join(dir, 'ferretdb'))).toContain('gateway.sqlite');
+          if (setting?.startsWith('postgres:')) expect(logged.join('\n')).toMatch(/FerretDB on SQLite instead/);
+        } finally {
+          await opened.stop();
+        }
       }
+    } finally {
+      notPostgresql.close();
     }
   });
 });

@@ -1,4 +1,4 @@
-import { ensureMongo, type MongoHandle } from '@gateway/testing';
+import { ensureMongo, ensureMongoPreferringPostgresql, type MongoHandle } from '@gateway/testing';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,8 +14,8 @@ export interface StackDatabase extends MongoHandle {
 /**
  * The stack's MongoDB-wire database: MONGODB_URI when set; else FerretDB on SQLite files in the state directory, or
  * on the PostgreSQL that STACK_FERRETDB_POSTGRESQL_URL names (`none`: SQLite), as `npm run load` asks for when the
- * machine's PostgreSQL answers (docs/development.md, "Load tests"). A PostgreSQL that FerretDB cannot use leaves the
- * stack on SQLite.
+ * machine's PostgreSQL is its default (docs/development.md, "Load tests"). A PostgreSQL that does not answer, or that
+ * FerretDB cannot use, leaves the stack on SQLite.
  */
 export async function openStackDatabase(
   env: NodeJS.ProcessEnv,
@@ -26,12 +26,7 @@ export async function openStackDatabase(
   const configured = env.STACK_FERRETDB_POSTGRESQL_URL;
   const postgresqlUrl = configured && configured !== 'none' ? configured : undefined;
   const mongo = postgresqlUrl
-    ? await ensureMongo({ env, log, dataDir, postgresqlUrl, startTimeoutMs: POSTGRESQL_START_MS }).catch(
-        (error: unknown) => {
-          log(`mongodb: ${error instanceof Error ? error.message : String(error)}; FerretDB on SQLite instead`);
-          return ensureMongo({ env, log, dataDir });
-        },
-      )
+    ? await ensureMongoPreferringPostgresql({ env, log, dataDir, postgresqlUrl, startTimeoutMs: POSTGRESQL_START_MS })
     : await ensureMongo({ env, log, dataDir });
   const database = mongo.backend === 'postgresql' ? postgresqlDatabase(dataDir) : 'gateway';
   return { ...mongo, databaseUri: withDefaultDatabase(mongo.uri, database) };

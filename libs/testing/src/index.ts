@@ -1,7 +1,7 @@
 export { closedPort, freePort, withFreePort } from './free-port';
 export { ensureNats, probeNats, DEFAULT_NATS_URL } from './nats.infra';
 export type { EnsureNatsOptions, NatsHandle } from './nats.infra';
-export { ensureMongo, pingMongo } from './mongo.infra';
+export { ensureMongo, ensureMongoPreferringPostgresql, pingMongo } from './mongo.infra';
 export type { EnsureMongoOptions, MongoHandle } from './mongo.infra';
 export { uniqueDatabaseUri, databaseNameOf, redactUri } from './connection-uri';
 export { startService } from './service.launcher';

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import mongoose from 'mongoose';
@@ -40,6 +41,42 @@ export interface MongoHandle {
   /** The backend of a FerretDB this call started. */
   backend?: 'sqlite' | 'postgresql';
   stop(): Promise<void>;
+}
+
+/**
+ * FerretDB on the PostgreSQL at `postgresqlUrl` when one listens there and FerretDB can use it, else on SQLite files,
+ * saying why in the log; MONGODB_URI, when set, wins as in ensureMongo. On SQLite every update reads its collection
+ * (docs/benchmarks.md, "FerretDB in the figures"), so the benches and the load test's stack prefer PostgreSQL.
+ */
+export async function ensureMongoPreferringPostgresql(
+  options: EnsureMongoOptions & { postgresqlUrl: string },
+): Promise<MongoHandle> {
+  const env = options.env ?? process.env;
+  const log = options.log ?? (() => undefined);
+  const onSqlite = { ...options, postgresqlUrl: undefined };
+  if (env.MONGODB_URI) return ensureMongo(onSqlite);
+  const { hostname, port } = new URL(options.postgresqlUrl);
+  if (!(await listens(hostname, Number(port || 5432)))) {
+    log(`mongodb: no PostgreSQL answers on ${hostname}:${port || 5432}; FerretDB on SQLite instead`);
+    return ensureMongo(onSqlite);
+  }
+  return ensureMongo(options).catch((error: unknown) => {
+    log(`mongodb: ${errorText(error)}; FerretDB on SQLite instead`);
+    return ensureMongo(onSqlite);
+  });
+}
+
+function listens(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host, port, timeout: 1_000 });
+    const done = (answer: boolean) => {
+      socket.destroy();
+      resolve(answer);
+    };
+    socket.once('connect', () => done(true));
+    socket.once('timeout', () => done(false));
+    socket.once('error', () => done(false));
+  });
 }
 
 /** One `ping` through the official driver (mongoose's copy), the same client the services use. */
